@@ -1,0 +1,88 @@
+#include "mock_server/admin_api.hpp"
+
+#include <cmath>
+
+#include "mock_server/bearer_token.hpp"
+#include "mock_server/canonical_json.hpp"
+#include "mock_server/problem.hpp"
+#include "mock_server/schema.hpp"
+#include "mock_server/stats_snapshot.hpp"
+
+namespace idem::mock {
+namespace {
+
+response bad_body(std::string field, std::string message) {
+  return make_problem(400, "validation-failed", "the request body is not valid",
+                      {{"errors", nlohmann::json::array(
+                                      {{{"field", std::move(field)}, {"message", std::move(message)}}})}});
+}
+
+response faults(server_state& state, const request& req) {
+  if (req.method == "GET") return make_json(200, to_json(state.faults.config()));
+  if (req.method == "DELETE") {
+    state.faults.clear();
+    return response{.status = 204, .headers = {}, .body = {}};
+  }
+  auto body = parse_json(req.body);
+  if (!body) return bad_body("", "the body is not valid JSON");
+  auto parsed = parse_fault_config(*body);
+  if (auto* error = std::get_if<std::string>(&parsed)) {
+    auto colon = error->find(':');
+    return bad_body(colon == std::string::npos ? "" : error->substr(0, colon), *error);
+  }
+  state.faults.configure(std::get<fault_config>(std::move(parsed)));
+  return make_json(200, to_json(state.faults.config()));
+}
+
+response clock(server_state& state, const request& req) {
+  auto body = parse_json(req.body);
+  if (!body || !body->is_object()) return bad_body("", "expected {\"advance_s\": N}");
+  auto it = body->find("advance_s");
+  if (it == body->end() || !it->is_number() || it->get<double>() < 0 ||
+      !std::isfinite(it->get<double>())) {
+    return bad_body("advance_s", "must be a non-negative number of seconds");
+  }
+  state.clock.advance(std::chrono::milliseconds(std::llround(it->get<double>() * 1000.0)));
+  // Leases and TTLs are measured on this clock: purge now and let waiters look again.
+  state.reap();
+  state.signals.notify_all();
+  return make_json(200, {{"offset_s", state.clock.offset().count() / 1000.0},
+                         {"now_ms", state.clock.now_ms()}});
+}
+
+response reset(server_state& state) {
+  wipe_all(state.db);
+  state.clock.reset();
+  state.faults.clear();
+  state.responses_by_status.clear();
+  state.signals.notify_all();
+  return response{.status = 204, .headers = {}, .body = {}};
+}
+
+}  // namespace
+
+response handle_admin(server_state& state, const request& req, const route_match& route) {
+  auto token = bearer_token(req);
+  if (!token) {
+    auto res = make_problem(401, "unauthenticated", "the admin token is required");
+    res.set_header("WWW-Authenticate", "Bearer");
+    return res;
+  }
+  if (*token != state.options.admin_token) {
+    return make_problem(403, "forbidden", "this endpoint needs the admin token");
+  }
+  switch (route.id) {
+    case route_id::mock_faults:
+      return faults(state, req);
+    case route_id::mock_stats:
+      return make_json(200, stats_snapshot(state));
+    case route_id::mock_clock:
+      return clock(state, req);
+    case route_id::mock_reset:
+      return reset(state);
+    default:
+      return make_problem(404, "not-found", "no such resource");
+  }
+}
+
+}  // namespace idem::mock

@@ -1,0 +1,100 @@
+#include "mock_server/app.hpp"
+
+#include <iostream>
+
+#include "mock_server/admin_api.hpp"
+#include "mock_server/bearer_token.hpp"
+#include "mock_server/fingerprint.hpp"
+#include "mock_server/idempotent_post.hpp"
+#include "mock_server/problem.hpp"
+#include "mock_server/route.hpp"
+#include "mock_server/stats_snapshot.hpp"
+#include "mock_server/tenant_api.hpp"
+
+namespace idem::mock {
+
+namespace asio = boost::asio;
+
+namespace {
+
+std::optional<reply> arrival_fault(server_state& state, const request& req,
+                                   const route_match& route) {
+  auto rule =
+      state.faults.pick(fault_stage::arrival, req.method, route.route_template, req.path());
+  if (!rule) return std::nullopt;
+  state.stats.increment("faults_injected");
+  if (rule->fault == fault_kind::reset_before_processing) {
+    return reply{.res = {}, .how = delivery::reset, .stall_for = {}, .close = true};
+  }
+  const int status = rule->status;
+  auto res = status == 429
+                 ? make_problem(429, "rate-limited", "injected fault: too many requests")
+                 : make_problem(status, status == 500 ? "internal" : "unavailable",
+                                "injected fault: the server could not process the request");
+  if (rule->retry_after_s) res.set_header("Retry-After", std::to_string(*rule->retry_after_s));
+  return reply{.res = std::move(res)};
+}
+
+asio::awaitable<reply> dispatch(server_state& state, const request& req) {
+  auto route = match_route(req.method, req.path());
+  if (route.status == route_status::not_found) {
+    if (req.path().starts_with("/v1/")) state.stats.increment("requests");
+    co_return reply{.res = make_problem(404, "not-found", "no route for " + std::string{req.path()})};
+  }
+  if (route.status == route_status::method_not_allowed) {
+    if (req.path().starts_with("/v1/")) state.stats.increment("requests");
+    auto res = make_problem(405, "method-not-allowed",
+                            req.method + " is not allowed here; use " + route.allow);
+    res.set_header("Allow", route.allow);
+    co_return reply{.res = std::move(res)};
+  }
+  switch (route.id) {
+    case route_id::healthz:
+      co_return reply{.res = make_json(200, {{"status", "ok"}})};
+    case route_id::metrics: {
+      response res{.status = 200, .headers = {}, .body = prometheus_metrics(state)};
+      res.set_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      co_return reply{.res = std::move(res)};
+    }
+    case route_id::mock_faults:
+    case route_id::mock_stats:
+    case route_id::mock_clock:
+    case route_id::mock_reset:
+      co_return reply{.res = handle_admin(state, req, route)};
+    default:
+      break;
+  }
+
+  state.stats.increment("requests");
+  if (auto fault = arrival_fault(state, req, route)) co_return std::move(*fault);
+  auto token = bearer_token(req);
+  if (!token) {
+    auto res = make_problem(401, "unauthenticated", "send Authorization: Bearer <token>");
+    res.set_header("WWW-Authenticate", "Bearer");
+    co_return reply{.res = std::move(res), .how = delivery::respond, .stall_for = {},
+                    .close = req.body_too_large};
+  }
+  const auto principal = principal_of(*token);
+  if (req.method == "POST") co_return co_await handle_idempotent_post(state, req, route, principal);
+  co_return reply{.res = handle_tenant_get(state, req, route, principal)};
+}
+
+}  // namespace
+
+std::string principal_of(std::string_view token) { return "p_" + sha256_hex(token).substr(0, 32); }
+
+asio::awaitable<reply> handle_request(server_state& state, request req) {
+  reply out;
+  try {
+    out = co_await dispatch(state, req);
+  } catch (const std::exception& e) {
+    std::cerr << "idem-mock-server: " << req.method << ' ' << req.target << " failed: " << e.what()
+              << '\n';
+    out = reply{.res = make_problem(500, "internal", "the server failed; nothing was stored")};
+  }
+  if (req.body_too_large) out.close = true;
+  if (out.how != delivery::reset) ++state.responses_by_status[out.res.status];
+  co_return out;
+}
+
+}  // namespace idem::mock

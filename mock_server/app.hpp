@@ -1,0 +1,19 @@
+#pragma once
+// The mock server's request handler: the contract's order of checks (route -> arrival faults ->
+// auth -> key -> size -> JSON and validation -> fingerprint -> record state) and the dispatch to
+// the tenant API, the idempotency layer and the admin API.
+
+#include <boost/asio/awaitable.hpp>
+
+#include "mock_server/http_message.hpp"
+#include "mock_server/server_state.hpp"
+
+namespace idem::mock {
+
+/// Handles one request against `state`. Never throws: storage failures become `500 internal`.
+boost::asio::awaitable<reply> handle_request(server_state& state, request req);
+
+/// The principal a bearer token stands for (a hash, so tokens are never stored).
+[[nodiscard]] std::string principal_of(std::string_view token);
+
+}  // namespace idem::mock

@@ -1,0 +1,109 @@
+#include "mock_server/command_line.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "mock_server/canonical_json.hpp"
+#include "mock_server/duration.hpp"
+
+namespace idem::mock {
+namespace {
+
+std::variant<fault_config, std::string> read_faults(const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  if (!in) return "--faults: cannot read '" + path + "'";
+  std::stringstream text;
+  text << in.rdbuf();
+  auto json = parse_json(text.str());
+  if (!json) return "--faults: '" + path + "' is not valid JSON";
+  auto parsed = parse_fault_config(*json);
+  if (auto* error = std::get_if<std::string>(&parsed)) return "--faults: " + *error;
+  return std::get<fault_config>(std::move(parsed));
+}
+
+std::optional<std::string> parse_listen(const std::string& value, server_options& out) {
+  auto colon = value.rfind(':');
+  if (colon == std::string::npos || colon == 0) return "--listen: expected HOST:PORT";
+  std::string host = value.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  unsigned port = 0;
+  auto port_text = std::string_view{value}.substr(colon + 1);
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc{} || end != port_text.data() + port_text.size() || port > 65535) {
+    return "--listen: bad port '" + std::string{port_text} + "'";
+  }
+  out.host = host;
+  out.port = static_cast<std::uint16_t>(port);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string usage() {
+  return "usage: idem-mock-server --listen HOST:PORT --db PATH --admin-token TOKEN\n"
+         "                        [--key-ttl 24h] [--lease 30s] [--faults FILE.json]\n"
+         "                        [--async-after 2s] [--reaper-interval 5s] [--max-wait 10s]\n"
+         "  --listen        address to bind (default 127.0.0.1:0, any free port)\n"
+         "  --db            SQLite file (default ./idem-mock.db; ':memory:' for a throwaway run)\n"
+         "  --admin-token   bearer token for /_mock/* (required)\n"
+         "  --key-ttl       how long completed idempotency records are kept\n"
+         "  --lease         how long an executor owns a PROCESSING record\n"
+         "  --faults        initial fault rules, as PUT to /_mock/faults\n"
+         "  --async-after   with Prefer: respond-async, answer 202 after this long\n"
+         "  --reaper-interval  how often expired records are purged\n"
+         "  --max-wait      cap for Prefer: wait=N (at most 10s)\n"
+         "The first line on stdout is 'listening on http://HOST:PORT'.\n";
+}
+
+std::variant<command_line, std::string> parse_command_line(const std::vector<std::string>& args) {
+  command_line out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "--help" || flag == "-h") {
+      out.help = true;
+      return out;
+    }
+    if (i + 1 >= args.size()) return flag + ": missing value (or unknown flag)";
+    const std::string& value = args[++i];
+    auto duration_flag = [&](std::chrono::milliseconds& target) -> std::optional<std::string> {
+      auto d = parse_duration(value);
+      if (!d) return flag + ": bad duration '" + value + "' (try 30s, 500ms, 24h)";
+      target = *d;
+      return std::nullopt;
+    };
+    std::optional<std::string> error;
+    if (flag == "--listen") {
+      error = parse_listen(value, out.options);
+    } else if (flag == "--db") {
+      out.options.db_path = value;
+    } else if (flag == "--admin-token") {
+      out.options.admin_token = value;
+    } else if (flag == "--key-ttl") {
+      error = duration_flag(out.options.key_ttl);
+    } else if (flag == "--lease") {
+      error = duration_flag(out.options.lease);
+    } else if (flag == "--async-after") {
+      error = duration_flag(out.options.async_after);
+    } else if (flag == "--reaper-interval") {
+      error = duration_flag(out.options.reaper_interval);
+    } else if (flag == "--max-wait") {
+      error = duration_flag(out.options.max_wait);
+    } else if (flag == "--faults") {
+      auto faults = read_faults(value);
+      if (auto* e = std::get_if<std::string>(&faults)) return *e;
+      out.options.faults = std::get<fault_config>(std::move(faults));
+    } else {
+      return "unknown flag '" + flag + "'";
+    }
+    if (error) return *error;
+  }
+  if (out.options.admin_token.empty()) return "--admin-token is required";
+  if (out.options.lease.count() <= 0) return "--lease must be positive";
+  if (out.options.reaper_interval.count() <= 0) return "--reaper-interval must be positive";
+  return out;
+}
+
+}  // namespace idem::mock

@@ -1,0 +1,29 @@
+#pragma once
+// The command line of contract section 7:
+//   idem-mock-server --listen 127.0.0.1:0 --db PATH --admin-token TOKEN [--key-ttl 24h]
+//                    [--lease 30s] [--faults FILE.json] [--async-after 2s]
+//                    [--reaper-interval 5s] [--max-wait 10s]
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "mock_server/server_options.hpp"
+
+namespace idem::mock {
+
+/// What the command line asks for: run with options, or print help.
+struct command_line {
+  server_options options;
+  bool help = false;
+};
+
+/// Parses argv[1..]. Returns the options or an error message naming the bad argument. Reads the
+/// --faults file (a missing file or invalid rules are errors).
+[[nodiscard]] std::variant<command_line, std::string> parse_command_line(
+    const std::vector<std::string>& args);
+
+/// The usage text printed by --help and after an error.
+[[nodiscard]] std::string usage();
+
+}  // namespace idem::mock

@@ -1,0 +1,327 @@
+#include "mock_server/idempotent_post.hpp"
+
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <iostream>
+
+#include "mock_server/canonical_json.hpp"
+#include "mock_server/fingerprint.hpp"
+#include "mock_server/ids.hpp"
+#include "mock_server/key_header.hpp"
+#include "mock_server/operation.hpp"
+#include "mock_server/order_validation.hpp"
+#include "mock_server/prefer_header.hpp"
+#include "mock_server/problem.hpp"
+
+namespace idem::mock {
+
+namespace asio = boost::asio;
+using std::chrono::steady_clock;
+
+namespace {
+
+// ---- checks before the record is touched (not stored, the key stays free) ----
+
+std::optional<response> check_key(const request& req, std::string& key) {
+  auto parsed = parse_idempotency_key(req);
+  if (auto* k = std::get_if<std::string>(&parsed)) {
+    key = std::move(*k);
+    return std::nullopt;
+  }
+  if (std::get<key_error>(parsed) == key_error::missing) {
+    return make_problem(400, "idempotency-key-missing", "every POST needs an Idempotency-Key header");
+  }
+  return make_problem(400, "idempotency-key-invalid",
+                      "Idempotency-Key must be 1-255 visible ASCII characters, sent once");
+}
+
+response validation_failed(std::vector<field_error> errors) {
+  return make_problem(400, "validation-failed", "the request body is not valid",
+                      {{"errors", to_json(errors)}});
+}
+
+std::vector<field_error> validate(route_id route, const nlohmann::json& body) {
+  switch (route) {
+    case route_id::create_order:
+      return validate_create_order(body);
+    case route_id::pay_order:
+      return validate_payment(body);
+    default:
+      return validate_cancel(body);
+  }
+}
+
+// ---- the record decision, in one BEGIN IMMEDIATE transaction ----
+
+enum class verdict { execute, replay, mismatch, busy };
+
+struct decision {
+  verdict what = verdict::busy;
+  idempotency_record record;
+  bool takeover = false;
+};
+
+decision decide(server_state& state, const claim_request& claim, const request& req,
+                route_id route) {
+  transaction txn{state.db};
+  const auto now = claim.now_ms;
+  if (route == route_id::create_order) {
+    // Every key that ever tried to create this merchant_order_id (max_keys_per_business_id).
+    auto body = parse_json(req.body);
+    state.orders.note_key_for_business_id(claim.scope.principal,
+                                          body->at("merchant_order_id").get<std::string>(),
+                                          claim.scope.key);
+  }
+  // Only the unique constraint decides who executes: claim first, look second.
+  bool claimed = state.records.try_claim(claim);
+  auto record = state.records.find(claim.scope);
+  if (!claimed && record && record->state == record_state::completed &&
+      record->expires_at_ms.value_or(0) <= now) {
+    // An expired record counts as absent even before the reaper removes it.
+    state.records.delete_if_expired(record->id, now);
+    claimed = state.records.try_claim(claim);
+    record = state.records.find(claim.scope);
+  }
+  if (!record) throw std::runtime_error("idempotency record vanished during its transaction");
+
+  decision d{.what = verdict::busy, .record = *record, .takeover = false};
+  if (claimed) {
+    d.what = verdict::execute;
+  } else if (record->fingerprint != claim.fingerprint) {
+    d.what = verdict::mismatch;
+    state.stats.increment("key_mismatches");
+  } else if (record->state == record_state::completed) {
+    d.what = verdict::replay;
+    state.stats.increment("replays");
+  } else if (record->lease_expires_at_ms <= now &&
+             state.records.take_over(record->id, record->lease_owner, claim.lease_owner, now,
+                                     claim.lease_expires_at_ms)) {
+    d.what = verdict::execute;
+    d.takeover = true;
+    d.record = *state.records.find(claim.scope);
+  }
+  txn.commit();
+  return d;
+}
+
+// ---- answers ----
+
+response with_replay_marker(const stored_response& stored, bool replayed) {
+  response res{.status = stored.status, .headers = stored.headers, .body = stored.body};
+  res.set_header("Idempotent-Replayed", replayed ? "true" : "false");
+  return res;
+}
+
+response accepted(const std::string& request_id) {
+  auto res = make_json(202, {{"request_id", request_id}, {"state", "PROCESSING"}});
+  res.set_header("Location", "/v1/requests/" + request_id);
+  return res;
+}
+
+response in_progress(server_state& state, const idempotency_record& record) {
+  auto left_ms = record.lease_expires_at_ms - state.clock.now_ms();
+  auto retry_after = std::clamp<std::int64_t>((left_ms + 999) / 1000, 1, 5);
+  auto res = make_problem(409, "idempotency-request-in-progress",
+                          "a request with this Idempotency-Key is still being processed",
+                          {{"request_id", record.request_id}});
+  res.set_header("Retry-After", std::to_string(retry_after));
+  state.stats.increment("in_progress_conflicts");
+  return res;
+}
+
+// ---- the execution, detached from the request that started it ----
+
+struct execution_task {
+  execution exec;
+  std::optional<reply> result;
+};
+
+reply reply_for(server_state& state, const execution& exec, const execution_result& result) {
+  switch (result.end) {
+    case execution_end::completed:
+      break;
+    case execution_end::abandoned:
+      return reply{.res = {}, .how = delivery::reset, .stall_for = {}, .close = true};
+    case execution_end::provider_timeout: {
+      auto res = make_problem(504, "unavailable", "the payment provider did not answer in time");
+      res.set_header("Retry-After", "1");
+      return reply{.res = std::move(res)};
+    }
+    case execution_end::lost_lease: {
+      // Someone took our record over; tell the client what the record says now.
+      auto record = state.records.find({exec.principal, "POST " + exec.route_template, exec.key});
+      if (record && record->state == record_state::completed && record->response) {
+        return reply{.res = with_replay_marker(*record->response, true)};
+      }
+      return reply{.res = record ? in_progress(state, *record)
+                                 : make_problem(500, "internal", "the request was lost")};
+    }
+  }
+  reply out{.res = with_replay_marker(result.response, false)};
+  auto rule =
+      state.faults.pick(fault_stage::after_commit, exec.method, exec.route_template, exec.path);
+  if (!rule) return out;
+  state.stats.increment("faults_injected");
+  switch (rule->fault) {
+    case fault_kind::drop_response_after_commit:
+      out.how = delivery::reset;
+      out.close = true;
+      break;
+    case fault_kind::status_after_commit:
+      out.res = make_problem(rule->status, rule->status == 500 ? "internal" : "unavailable",
+                             "injected fault: status after commit");
+      break;
+    case fault_kind::stall_after_commit:
+      out.how = delivery::stall;
+      out.stall_for = rule->delay;
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// After an unexpected failure: free the key if nothing happened yet, otherwise let the next
+// request take over from the recovery point.
+void give_up_record(server_state& state, const execution& exec) noexcept {
+  try {
+    if (exec.recovery_point.empty()) {
+      state.records.release(exec.record_id, exec.owner);
+    } else {
+      state.records.expire_lease(exec.record_id, exec.owner, state.clock.now_ms());
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "idem-mock-server: could not give up record: " << e.what() << '\n';
+  }
+}
+
+asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<execution_task> task) {
+  auto& exec = task->exec;
+  if (auto rule =
+          state.faults.pick(fault_stage::execution, exec.method, exec.route_template, exec.path)) {
+    state.stats.increment("faults_injected");
+    if (rule->fault == fault_kind::delay) {
+      asio::steady_timer timer{co_await asio::this_coro::executor, rule->delay};
+      boost::system::error_code ec;
+      co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    } else if (rule->fault == fault_kind::crash_during_processing) {
+      exec.crash = true;
+    }
+  }
+  try {
+    auto result = run_operation(state, exec);
+    if (result.end == execution_end::provider_timeout) {
+      state.records.expire_lease(exec.record_id, exec.owner, state.clock.now_ms());
+    }
+    task->result = reply_for(state, exec, result);
+  } catch (const std::exception& e) {
+    std::cerr << "idem-mock-server: execution failed: " << e.what() << '\n';
+    give_up_record(state, exec);
+    task->result = reply{.res = make_problem(500, "internal", "the server failed to store the result")};
+  }
+  state.signals.notify(exec.record_id);
+}
+
+steady_clock::time_point lease_end_as_steady(server_state& state, const idempotency_record& r) {
+  auto left = std::max<std::int64_t>(0, r.lease_expires_at_ms - state.clock.now_ms());
+  return steady_clock::now() + std::chrono::milliseconds(left);
+}
+
+}  // namespace
+
+asio::awaitable<reply> handle_idempotent_post(server_state& state, const request& req,
+                                              const route_match& route,
+                                              const std::string& principal) {
+  std::string key;
+  if (auto bad = check_key(req, key)) co_return reply{.res = std::move(*bad)};
+  if (req.body_too_large) {
+    co_return reply{.res = make_problem(413, "payload-too-large",
+                                        "the request body exceeds 65536 bytes"),
+                    .close = true};
+  }
+  auto body = parse_json(req.body);
+  if (!body) {
+    co_return reply{.res = validation_failed({{"", "the body is not valid JSON"}})};
+  }
+  if (auto errors = validate(route.id, *body); !errors.empty()) {
+    co_return reply{.res = validation_failed(std::move(errors))};
+  }
+
+  const std::string path{req.path()};
+  const auto prefs = parse_preferences(req);
+  const auto max_wait = std::min<std::chrono::milliseconds>(state.options.max_wait,
+                                                            std::chrono::seconds(10));
+  const auto wait_until =
+      steady_clock::now() +
+      std::min<std::chrono::milliseconds>(prefs.wait.value_or(std::chrono::seconds(0)), max_wait);
+
+  claim_request claim{
+      .scope = {principal, "POST " + std::string{route.route_template}, key},
+      .fingerprint = request_fingerprint(req.method, path, *body),
+      .request_id = random_id("req"),
+      .lease_owner = state.next_lease_owner(),
+      .now_ms = 0,
+      .lease_expires_at_ms = 0,
+  };
+
+  while (true) {
+    claim.now_ms = state.clock.now_ms();
+    claim.lease_expires_at_ms = state.lease_expiry_from_now();
+    auto d = decide(state, claim, req, route.id);
+    switch (d.what) {
+      case verdict::mismatch:
+        co_return reply{.res = make_problem(
+                            422, "idempotency-key-mismatch",
+                            "this Idempotency-Key was used with a different request body",
+                            {{"request_id", d.record.request_id}})};
+      case verdict::replay:
+        co_return reply{.res = with_replay_marker(*d.record.response, true)};
+      case verdict::execute: {
+        auto task = std::make_shared<execution_task>();
+        task->exec = execution{
+            .record_id = d.record.id,
+            .owner = d.record.lease_owner,
+            .request_id = d.record.request_id,
+            .principal = principal,
+            .key = key,
+            .route = route.id,
+            .method = req.method,
+            .route_template = std::string{route.route_template},
+            .path = path,
+            .resource_param = route.param,
+            .body = *body,
+            .recovery_point = d.record.recovery_point,
+            .takeover = d.takeover,
+            .crash = false,
+        };
+        asio::co_spawn(co_await asio::this_coro::executor, run_execution(state, task),
+                       asio::detached);
+        const auto async_deadline =
+            prefs.respond_async
+                ? steady_clock::now() + (prefs.wait ? std::chrono::milliseconds(*prefs.wait)
+                                                    : state.options.async_after)
+                : steady_clock::now() + std::chrono::hours(24);
+        while (!task->result && steady_clock::now() < async_deadline) {
+          co_await state.signals.wait(d.record.id, async_deadline);
+        }
+        if (task->result) co_return std::move(*task->result);
+        co_return reply{.res = accepted(d.record.request_id)};
+      }
+      case verdict::busy:
+        if (steady_clock::now() < wait_until) {
+          co_await state.signals.wait(d.record.id,
+                                      std::min(wait_until, lease_end_as_steady(state, d.record)));
+          continue;
+        }
+        if (prefs.respond_async) co_return reply{.res = accepted(d.record.request_id)};
+        co_return reply{.res = in_progress(state, d.record)};
+    }
+  }
+}
+
+}  // namespace idem::mock

@@ -1,0 +1,46 @@
+// idem-mock-server: the bundled mock server (contract sections 1-7).
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "mock_server/command_line.hpp"
+#include "mock_server/server.hpp"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = idem::mock::parse_command_line(args);
+  if (auto* error = std::get_if<std::string>(&parsed)) {
+    std::cerr << "idem-mock-server: " << *error << "\n\n" << idem::mock::usage();
+    return 2;
+  }
+  auto& cmd = std::get<idem::mock::command_line>(parsed);
+  if (cmd.help) {
+    std::cout << idem::mock::usage();
+    return 0;
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+
+  try {
+    boost::asio::io_context io{1};
+    idem::mock::server server{io, cmd.options};
+    server.start();
+    auto ep = server.local_endpoint();
+    std::string host = ep.address().is_v6() ? "[" + ep.address().to_string() + "]"
+                                            : ep.address().to_string();
+    std::cout << "listening on http://" << host << ':' << ep.port() << std::endl;
+
+    boost::asio::signal_set signals{io, SIGINT, SIGTERM};
+    signals.async_wait([&](boost::system::error_code ec, int signo) {
+      if (ec) return;
+      std::cerr << "idem-mock-server: signal " << signo << ", finishing in-flight requests\n";
+      server.shutdown([&io] { io.stop(); });
+    });
+    io.run();
+    std::cerr << "idem-mock-server: stopped\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "idem-mock-server: " << e.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,70 @@
+#pragma once
+// One execution of an idempotent POST by the executor that holds its record's lease, and the
+// three business operations behind the Orders API. Operations run synchronously on the event-loop
+// thread, so an operation's state check, provider call and commit are never interleaved with
+// another request's: that is what serialises two payments of one order (contract section 3).
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mock_server/record_store.hpp"
+#include "mock_server/route.hpp"
+#include "mock_server/server_state.hpp"
+
+namespace idem::mock {
+
+/// What the executor knows about the record it executes.
+struct execution {
+  std::int64_t record_id = 0;
+  std::string owner;       ///< our lease-owner name
+  std::string request_id;  ///< stable across takeovers: the provider keys derive from it
+  std::string principal;
+  std::string key;
+  route_id route = route_id::create_order;
+  std::string method;
+  std::string route_template;
+  std::string path;
+  std::string resource_param;  ///< the {id} of the path, if any
+  nlohmann::json body;
+  std::string recovery_point;  ///< where a takeover resumes ("" = from the start)
+  bool takeover = false;
+  /// `crash_during_processing` fired: do the work up to (and including) provider calls, then
+  /// abandon the record without completing it.
+  bool crash = false;
+};
+
+enum class execution_end {
+  completed,         ///< the record is COMPLETED with `response`
+  abandoned,         ///< crash fault: record left PROCESSING with its lease running
+  provider_timeout,  ///< the provider call timed out: lease expired, 504, nothing stored
+  lost_lease,        ///< another executor took the record over: our work rolled back
+};
+
+struct execution_result {
+  execution_end end = execution_end::completed;
+  stored_response response;
+};
+
+/// Runs the operation of `exec.route`. Throws (sqlite_error, ...) on storage failures; the
+/// caller then releases or expires the lease.
+[[nodiscard]] execution_result run_operation(server_state& state, execution& exec);
+
+// The operations, one per file.
+[[nodiscard]] execution_result create_order(server_state& state, execution& exec);
+[[nodiscard]] execution_result pay_order(server_state& state, execution& exec);
+[[nodiscard]] execution_result cancel_order(server_state& state, execution& exec);
+
+/// Helpers shared by the operations.
+namespace op {
+/// A response worth storing: keeps only Location and Content-Type.
+[[nodiscard]] stored_response to_stored(const response& res);
+/// Completes the record inside `txn` and commits; `lost_lease` (rolling back) when we no longer
+/// own the record, `abandoned` (rolling back) when the crash fault fired.
+[[nodiscard]] execution_result finish(server_state& state, const execution& exec,
+                                      transaction& txn, const response& res);
+/// Asks the fault injector whether the provider call about to happen times out.
+[[nodiscard]] bool provider_call_times_out(server_state& state, const execution& exec);
+}  // namespace op
+
+}  // namespace idem::mock

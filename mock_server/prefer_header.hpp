@@ -1,0 +1,20 @@
+#pragma once
+// RFC 7240 `Prefer` as the server uses it: `respond-async` and `wait=N`.
+
+#include <chrono>
+#include <optional>
+
+#include "mock_server/http_message.hpp"
+
+namespace idem::mock {
+
+struct preferences {
+  bool respond_async = false;
+  std::optional<std::chrono::seconds> wait;  ///< wait=N with N a non-negative integer
+};
+
+/// Reads every `Prefer` header of the request; preferences are comma separated, names compare
+/// case-insensitively, parameters after ';' are ignored, unknown or malformed ones are ignored.
+[[nodiscard]] preferences parse_preferences(const request& req);
+
+}  // namespace idem::mock

@@ -1,0 +1,52 @@
+#include "mock_server/server.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <iostream>
+
+#include "mock_server/app.hpp"
+#include "mock_server/http_server.hpp"
+#include "mock_server/server_state.hpp"
+
+namespace idem::mock {
+
+namespace asio = boost::asio;
+
+server::server(asio::io_context& io, server_options options)
+    : io_(io), state_(std::make_unique<server_state>(std::move(options))) {
+  auto address = asio::ip::make_address(state_->options.host);
+  http_ = std::make_unique<http_server>(
+      io.get_executor(), asio::ip::tcp::endpoint{address, state_->options.port},
+      [state = state_.get()](request req) { return handle_request(*state, std::move(req)); },
+      state_->options.http);
+  reaper_ = std::make_unique<asio::steady_timer>(io);
+}
+
+server::~server() = default;
+
+asio::ip::tcp::endpoint server::local_endpoint() const { return http_->local_endpoint(); }
+
+void server::start() {
+  http_->start();
+  schedule_reaper();
+}
+
+void server::schedule_reaper() {
+  reaper_->expires_after(state_->options.reaper_interval);
+  reaper_->async_wait([this](boost::system::error_code ec) {
+    if (ec || stopping_) return;
+    try {
+      state_->reap();
+    } catch (const std::exception& e) {
+      std::cerr << "idem-mock-server: reaper failed: " << e.what() << '\n';
+    }
+    schedule_reaper();
+  });
+}
+
+void server::shutdown(std::function<void()> on_stopped) {
+  stopping_ = true;
+  reaper_->cancel();
+  http_->shutdown(std::move(on_stopped));
+}
+
+}  // namespace idem::mock

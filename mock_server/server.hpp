@@ -1,0 +1,43 @@
+#pragma once
+// One mock server: the state (database, stores, clock, faults), the HTTP front end and the TTL
+// reaper, all on one single-threaded executor.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <functional>
+#include <memory>
+
+#include "mock_server/server_options.hpp"
+
+namespace idem::mock {
+
+struct server_state;
+class http_server;
+
+/// Thread-safety: construct, start and shut down from the thread that runs `io`.
+class server {
+ public:
+  /// Opens the database (creating the schema), expires leases left by an earlier run, binds the
+  /// listening socket. Throws on a bad address, a port in use or an unusable database.
+  server(boost::asio::io_context& io, server_options options);
+  ~server();
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+
+  [[nodiscard]] boost::asio::ip::tcp::endpoint local_endpoint() const;
+  /// Starts accepting and the reaper.
+  void start();
+  /// Graceful stop (see http_server::shutdown); `on_stopped` runs once everything is closed.
+  void shutdown(std::function<void()> on_stopped);
+
+ private:
+  void schedule_reaper();
+
+  boost::asio::io_context& io_;
+  std::unique_ptr<server_state> state_;
+  std::unique_ptr<http_server> http_;
+  std::unique_ptr<boost::asio::steady_timer> reaper_;
+  bool stopping_ = false;
+};
+
+}  // namespace idem::mock

@@ -1,0 +1,53 @@
+#pragma once
+// Everything one running mock server owns besides its sockets: the database and the stores over
+// it, the clock, the fault rules and the waiters. Single-threaded: only the server's event-loop
+// thread touches it.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "mock_server/counters.hpp"
+#include "mock_server/fault_rules.hpp"
+#include "mock_server/order_store.hpp"
+#include "mock_server/payment_provider.hpp"
+#include "mock_server/record_signals.hpp"
+#include "mock_server/record_store.hpp"
+#include "mock_server/server_clock.hpp"
+#include "mock_server/server_options.hpp"
+#include "mock_server/sqlite.hpp"
+
+namespace idem::mock {
+
+/// A database whose tables exist before any store reads them.
+struct migrated_database : database {
+  explicit migrated_database(const std::string& path);
+};
+
+struct server_state {
+  explicit server_state(server_options opts);
+
+  server_options options;
+  migrated_database db;
+  record_store records{db};
+  order_store orders{db};
+  payment_provider provider{db};
+  counters stats{db};
+  server_clock clock{db};
+  fault_injector faults;
+  record_signals signals;
+  /// Distinguishes this process's lease owners from those of earlier runs on the same file.
+  std::string instance_id;
+  std::uint64_t executions_started = 0;
+  /// Responses written, by status (for /metrics; in memory only).
+  std::map<int, std::int64_t> responses_by_status;
+
+  /// A fresh lease-owner name for one execution.
+  [[nodiscard]] std::string next_lease_owner();
+  /// Server time (ms since epoch) when a lease taken now would expire.
+  [[nodiscard]] std::int64_t lease_expiry_from_now() const;
+  /// Purges expired COMPLETED records and counts them in `records_purged`.
+  std::int64_t reap();
+};
+
+}  // namespace idem::mock

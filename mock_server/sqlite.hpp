@@ -1,0 +1,110 @@
+#pragma once
+// A thin RAII layer over SQLite's C API: one connection, prepared statements cached by their SQL
+// text and reset for reuse, `BEGIN IMMEDIATE` transactions. Errors throw sqlite_error inside the
+// server core; the request handler turns them into `500 internal` and nothing half-written stays
+// (the transaction rolls back).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace idem::mock {
+
+/// An SQLite failure: the primary result code and the database's message.
+class sqlite_error : public std::runtime_error {
+ public:
+  sqlite_error(int code, const std::string& what);
+  [[nodiscard]] int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+/// A prepared statement owned by `database`. Bind indices start at 1, columns at 0.
+/// Not thread-safe (like its connection).
+class statement {
+ public:
+  statement(sqlite3* db, std::string_view sql);
+  ~statement();
+  statement(const statement&) = delete;
+  statement& operator=(const statement&) = delete;
+
+  statement& bind(int index, std::int64_t value);
+  statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+  statement& bind(int index, std::string_view value);  ///< copied (SQLITE_TRANSIENT)
+  statement& bind(int index, const char* value) { return bind(index, std::string_view{value}); }
+  statement& bind(int index, const std::string& value) {
+    return bind(index, std::string_view{value});
+  }
+  statement& bind(int index, std::nullptr_t);
+  template <class T>
+  statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind(index, nullptr);
+  }
+
+  /// Steps once: true when a row is available, false when done. Throws on error.
+  bool step();
+  /// Steps to completion (for statements without rows).
+  void run();
+  /// Resets the statement and clears its bindings so it can be reused.
+  void reset();
+
+  [[nodiscard]] bool is_null(int column) const;
+  [[nodiscard]] std::int64_t int64(int column) const;
+  [[nodiscard]] std::string text(int column) const;  ///< "" for NULL
+  [[nodiscard]] std::optional<std::string> optional_text(int column) const;
+  [[nodiscard]] std::optional<std::int64_t> optional_int64(int column) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+/// One SQLite connection. Opens (creating) the file, sets WAL journal mode, synchronous=NORMAL
+/// (durable against a killed process: every committed transaction is in the WAL before COMMIT
+/// returns), a busy timeout, and foreign keys on. `":memory:"` is allowed.
+/// Not thread-safe: one connection per thread (the mock server uses one thread).
+class database {
+ public:
+  explicit database(const std::string& path);
+  ~database();
+  database(const database&) = delete;
+  database& operator=(const database&) = delete;
+
+  /// Executes one or more statements without results.
+  void exec(std::string_view sql);
+  /// A cached prepared statement for `sql`, reset and with cleared bindings.
+  statement& prepare(std::string_view sql);
+  /// Rows changed by the last INSERT/UPDATE/DELETE.
+  [[nodiscard]] std::int64_t changes() const;
+  [[nodiscard]] bool in_transaction() const;
+  [[nodiscard]] sqlite3* handle() const noexcept { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::unordered_map<std::string, std::unique_ptr<statement>> cache_;
+};
+
+/// `BEGIN IMMEDIATE` on construction; `commit()` commits; the destructor rolls back a
+/// transaction that was not committed (never throws).
+class transaction {
+ public:
+  explicit transaction(database& db);
+  ~transaction();
+  transaction(const transaction&) = delete;
+  transaction& operator=(const transaction&) = delete;
+  void commit();
+
+ private:
+  database& db_;
+  bool done_ = false;
+};
+
+}  // namespace idem::mock

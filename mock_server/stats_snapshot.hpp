@@ -1,0 +1,20 @@
+#pragma once
+// The numbers behind GET /_mock/stats and /metrics: counters kept in the database plus values
+// derived from the business tables, so all of them survive a restart.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mock_server/server_state.hpp"
+
+namespace idem::mock {
+
+/// {requests, orders, payments, provider_charges, provider_refunds, replays, key_mismatches,
+///  in_progress_conflicts, business_id_conflicts, invalid_state_transitions, faults_injected,
+///  orders_with_multiple_charges, max_keys_per_business_id, idempotency_records, records_purged}
+[[nodiscard]] nlohmann::json stats_snapshot(server_state& state);
+
+/// Prometheus text exposition (version 0.0.4) of the stats and the responses by status.
+[[nodiscard]] std::string prometheus_metrics(server_state& state);
+
+}  // namespace idem::mock

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures and builds one build tree. Usage: scripts/build.sh BUILD_DIR [cmake args...]
+# Under CI (CI=true) warnings are errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=$1
+shift
+werror=OFF
+[ "${CI:-}" = "true" ] && werror=ON
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIDEM_WERROR="$werror" "$@" >/dev/null
+cmake --build "$build_dir" -j "${IDEM_JOBS:-2}"

@@ -1,0 +1,698 @@
+// The mock server's HTTP front end over real sockets: keep-alive, limits, malformed input,
+// timeouts, fault deliveries (reset, stall), handler failures and graceful shutdown. The server
+// runs on an io_context in a background thread; the tests talk to it with blocking clients.
+
+#include "mock_server/http_server.hpp"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "tests/support/http_client.hpp"
+
+namespace idem::mock {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using idem::testing::http_client;
+using idem::testing::http_result;
+using namespace std::chrono_literals;
+
+// Only turns a hang into a failure; nothing is expected to take nearly this long.
+constexpr auto hang_bound = std::chrono::milliseconds(10s);
+
+constexpr std::string_view problem_prefix = "https://idem.example/problems/";
+
+http_server_options test_options() {
+  return {.read_timeout = 5s, .write_timeout = 5s, .idle_timeout = 10s, .shutdown_grace = 1s};
+}
+
+// Lets the test thread wait for something that happens on the server's thread.
+class event_count {
+ public:
+  void notify() {
+    {
+      std::lock_guard lock(mutex_);
+      ++count_;
+    }
+    cv_.notify_all();
+  }
+  [[nodiscard]] bool wait_for_at_least(int n) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, hang_bound, [&] { return count_ >= n; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int count_ = 0;
+};
+
+// A bare connection for what http_client hides on purpose: exact bytes on one connection,
+// interim responses, and waiting for the server to close.
+class raw_connection {
+ public:
+  explicit raw_connection(std::uint16_t port) : stream_(io_) {
+    boost::system::error_code ec;
+    stream_.expires_after(hang_bound);
+    stream_.async_connect(tcp::endpoint(asio::ip::address_v4::loopback(), port),
+                          [&](const boost::system::error_code& e) { ec = e; });
+    run();
+    if (ec) throw boost::system::system_error(ec, "raw_connection connect");
+  }
+
+  boost::system::error_code write(std::string_view bytes) {
+    boost::system::error_code ec;
+    stream_.expires_after(hang_bound);
+    asio::async_write(stream_, asio::buffer(bytes.data(), bytes.size()),
+                      [&](const boost::system::error_code& e, std::size_t) { ec = e; });
+    run();
+    return ec;
+  }
+
+  /// One response, interim (1xx) ones included.
+  std::pair<boost::system::error_code, http::response<http::string_body>> read_response() {
+    http::response_parser<http::string_body> parser;
+    boost::system::error_code ec;
+    stream_.expires_after(hang_bound);
+    http::async_read(stream_, buffer_, parser,
+                     [&](const boost::system::error_code& e, std::size_t) { ec = e; });
+    run();
+    return {ec, parser.release()};
+  }
+
+  /// Reads until the server closes the connection. Returns eof when it did, timeout when it
+  /// did not within the bound.
+  boost::system::error_code wait_for_close() {
+    stream_.expires_after(hang_bound);
+    for (;;) {
+      boost::system::error_code ec;
+      std::array<char, 4096> sink{};
+      stream_.async_read_some(asio::buffer(sink),
+                              [&](const boost::system::error_code& e, std::size_t) { ec = e; });
+      run();
+      if (ec) return ec;
+    }
+  }
+
+ private:
+  void run() {
+    io_.restart();
+    io_.run();
+  }
+
+  asio::io_context io_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+};
+
+std::string header_of(const http::response<http::string_body>& res, http::field f) {
+  auto it = res.find(f);
+  return it == res.end() ? std::string{} : std::string(it->value());
+}
+
+std::string chunked(std::string_view head, std::size_t chunks, std::size_t chunk_size) {
+  std::string out(head);
+  std::array<char, 32> size_line{};
+  std::snprintf(size_line.data(), size_line.size(), "%zx\r\n", chunk_size);
+  for (std::size_t i = 0; i < chunks; ++i) {
+    out += size_line.data();
+    out.append(chunk_size, 'c');
+    out += "\r\n";
+  }
+  out += "0\r\n\r\n";
+  return out;
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void start(http_server_options options = test_options()) {
+    server_ = std::make_unique<http_server>(
+        io_.get_executor(), tcp::endpoint(asio::ip::address_v4::loopback(), 0),
+        [this](request req) -> asio::awaitable<reply> {
+          // A handler that fails before it even returns its coroutine.
+          if (req.path() == "/throw-now") throw std::runtime_error("synchronous handler failure");
+          return handle(std::move(req));
+        },
+        options);
+    server_->start();
+    port_ = server_->local_endpoint().port();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+
+  void TearDown() override {
+    if (thread_.joinable()) {
+      if (server_) {
+        // Every test must leave a server that can still stop gracefully.
+        auto stopped = shutdown_server();
+        EXPECT_EQ(stopped.wait_for(hang_bound), std::future_status::ready)
+            << "on_stopped was not called";
+      }
+      work_.reset();
+      io_.stop();
+      thread_.join();
+    }
+    server_.reset();
+  }
+
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+
+  // Runs f on the server's thread and returns its result.
+  template <typename F>
+  auto on_io(F f) -> decltype(f()) {
+    std::packaged_task<decltype(f())()> task(std::move(f));
+    auto result = task.get_future();
+    asio::post(io_, std::move(task));
+    if (result.wait_for(hang_bound) != std::future_status::ready) {
+      ADD_FAILURE() << "the server's thread is stuck";
+      std::abort();
+    }
+    return result.get();
+  }
+
+  // Calls shutdown() on the server's thread; the future is ready once on_stopped ran.
+  std::future<void> shutdown_server() {
+    auto stopped = std::make_shared<std::promise<void>>();
+    auto future = stopped->get_future();
+    on_io([&] { server_->shutdown([stopped] { stopped->set_value(); }); });
+    return future;
+  }
+
+  std::size_t open_connections() {
+    return on_io([&] { return server_->open_connections(); });
+  }
+
+  // Lets every request held at /gate finish.
+  void open_gate() {
+    on_io([&] { gate_.cancel(); });
+  }
+
+  static response echo(const request& req) {
+    const nlohmann::json body = {{"method", req.method},
+                                 {"target", req.target},
+                                 {"body_size", req.body.size()},
+                                 {"body_too_large", req.body_too_large},
+                                 {"x_test", std::string(req.header("X-Test").value_or(""))}};
+    response res;
+    // Like the core: an oversized body is answered 413.
+    res.status = req.body_too_large ? 413 : 200;
+    res.set_header("Content-Type", "application/json");
+    res.body = body.dump();
+    return res;
+  }
+
+  asio::awaitable<reply> handle(request req) {
+    const std::string path(req.path());
+    const std::chrono::milliseconds ms{std::stoi(query_param(req.query(), "ms").value_or("0"))};
+    if (path == "/throw") throw std::runtime_error("handler failure");
+    if (path == "/reset") co_return reply{.res = {}, .how = delivery::reset};
+    if (path == "/stall")
+      co_return reply{.res = echo(req), .how = delivery::stall, .stall_for = ms};
+    if (path == "/close") co_return reply{.res = echo(req), .close = true};
+    if (path == "/delay") {
+      asio::steady_timer timer(co_await asio::this_coro::executor, ms);
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+    if (path == "/gate") {
+      gate_entered_.notify();
+      // Ends when the test opens the gate, or when a forced close cancels the handler.
+      co_await gate_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    co_return reply{.res = echo(req)};
+  }
+
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_{io_.get_executor()};
+  asio::steady_timer gate_{io_, asio::steady_timer::time_point::max()};
+  event_count gate_entered_;
+  std::unique_ptr<http_server> server_;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+TEST_F(HttpServerTest, KeepAliveReusesOneConnectionForSeveralRequests) {
+  start();
+  http_client client(port());
+  for (int i = 0; i < 5; ++i) {
+    auto r = client.send("POST", "/echo", {{"X-Test", std::to_string(i)}}, R"({"n":1})");
+    ASSERT_TRUE(r.ok()) << r.ec.message();
+    EXPECT_EQ(r.res.status, 200);
+    EXPECT_EQ(r.res.json()["x_test"], std::to_string(i));
+    EXPECT_EQ(r.res.json()["body_size"], 7);
+    EXPECT_TRUE(r.res.header("Date").has_value());
+    EXPECT_EQ(r.res.header("Content-Length"), std::to_string(r.res.body.size()));
+    EXPECT_NE(r.res.header("Connection"), "close");
+  }
+  EXPECT_EQ(client.connections_opened(), 1);
+  EXPECT_TRUE(client.connected());
+  EXPECT_EQ(open_connections(), 1U);
+}
+
+TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
+  start();
+  raw_connection conn(port());
+  ASSERT_FALSE(
+      conn.write("GET /echo HTTP/1.1\r\nHost: t\r\nX-Test: first\r\n\r\n"
+                 "GET /echo HTTP/1.1\r\nHost: t\r\nX-Test: second\r\n\r\n"));
+  for (const char* expected : {"first", "second"}) {
+    auto [ec, res] = conn.read_response();
+    ASSERT_FALSE(ec) << ec.message();
+    EXPECT_EQ(nlohmann::json::parse(res.body())["x_test"], expected);
+  }
+}
+
+TEST_F(HttpServerTest, ClientConnectionCloseIsAnsweredThenTheServerCloses) {
+  start();
+  raw_connection conn(port());
+  ASSERT_FALSE(conn.write("GET /echo HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
+  auto [ec, res] = conn.read_response();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(res.result_int(), 200U);
+  EXPECT_EQ(header_of(res, http::field::connection), "close");
+  EXPECT_EQ(conn.wait_for_close(), asio::error::eof);
+
+  http_client client(port());
+  auto r = client.send("GET", "/echo", {{"Connection", "close"}});
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_FALSE(client.connected());
+}
+
+TEST_F(HttpServerTest, Http10RequestWithoutKeepAliveIsAnsweredThenClosed) {
+  start();
+  raw_connection conn(port());
+  ASSERT_FALSE(conn.write("GET /echo HTTP/1.0\r\n\r\n"));
+  auto [ec, res] = conn.read_response();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(res.result_int(), 200U);
+  EXPECT_EQ(res.version(), 10U);
+  EXPECT_EQ(header_of(res, http::field::connection), "close");
+  EXPECT_EQ(conn.wait_for_close(), asio::error::eof);
+}
+
+TEST_F(HttpServerTest, ReplyCloseFlagClosesTheConnectionAfterTheResponse) {
+  start();
+  raw_connection conn(port());
+  ASSERT_FALSE(conn.write("GET /close HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto [ec, res] = conn.read_response();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(res.result_int(), 200U);
+  EXPECT_EQ(header_of(res, http::field::connection), "close");
+  EXPECT_EQ(conn.wait_for_close(), asio::error::eof);
+}
+
+TEST_F(HttpServerTest, MalformedRequestsGet400ProblemAndTheServerServesTheNextClient) {
+  start();
+  const std::vector<std::string> garbage = {
+      std::string("\x16\x03\x01\x02\x00garbage\x01\x02\r\n\r\n", 18),
+      "GET / HTTP/9.9\r\n\r\n",
+      "GET /echo HTTP/1.1\r\nHost: t\r\nBad Header Name: x\r\n\r\n",
+      "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n",
+      "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n",
+  };
+  for (const auto& bytes : garbage) {
+    http_client client(port());
+    auto r = client.send_raw(bytes);
+    ASSERT_TRUE(r.ok()) << r.ec.message() << " for " << bytes;
+    EXPECT_EQ(r.res.status, 400) << bytes;
+    EXPECT_EQ(r.res.header("Content-Type"), "application/problem+json");
+    EXPECT_EQ(r.res.json()["type"], std::string(problem_prefix) + "validation-failed");
+    EXPECT_EQ(r.res.header("Connection"), "close");
+
+    http_client next(port());
+    auto ok = next.send("GET", "/echo");
+    ASSERT_TRUE(ok.ok()) << ok.ec.message();
+    EXPECT_EQ(ok.res.status, 200);
+  }
+}
+
+TEST_F(HttpServerTest, BodyWithinTheLimitIsDeliveredWhole) {
+  start();
+  http_client client(port());
+  auto r = client.send("POST", "/echo", {}, std::string(64 * 1024, 'b'));
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 200);
+  EXPECT_EQ(r.res.json()["body_size"], 64 * 1024);
+  EXPECT_EQ(r.res.json()["body_too_large"], false);
+
+  auto c = client.send_raw(chunked(
+      "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n", 4, 16 * 1024));
+  ASSERT_TRUE(c.ok()) << c.ec.message();
+  EXPECT_EQ(c.res.status, 200);
+  EXPECT_EQ(c.res.json()["body_size"], 64 * 1024);
+}
+
+TEST_F(HttpServerTest, OversizedBodyWithContentLengthReachesTheHandlerAsTooLargeThenCloses) {
+  start();
+  http_client client(port());
+  auto r = client.send("POST", "/echo", {}, std::string(1024 * 1024, 'x'));
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 413);
+  EXPECT_EQ(r.res.json()["body_too_large"], true);
+  EXPECT_EQ(r.res.json()["body_size"], 0);
+  EXPECT_EQ(r.res.header("Connection"), "close");
+  EXPECT_FALSE(client.connected());
+
+  auto next = client.send("GET", "/echo");
+  ASSERT_TRUE(next.ok()) << next.ec.message();
+  EXPECT_EQ(next.res.status, 200);
+  EXPECT_EQ(client.connections_opened(), 2);
+}
+
+TEST_F(HttpServerTest, OversizedChunkedBodyReachesTheHandlerAsTooLargeThenCloses) {
+  start();
+  http_client client(port());
+  auto r = client.send_raw(chunked(
+      "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n", 64, 16 * 1024));
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 413);
+  EXPECT_EQ(r.res.json()["body_too_large"], true);
+  EXPECT_EQ(r.res.json()["body_size"], 0);
+  EXPECT_EQ(r.res.header("Connection"), "close");
+
+  auto next = client.send("GET", "/echo");
+  ASSERT_TRUE(next.ok()) << next.ec.message();
+  EXPECT_EQ(next.res.status, 200);
+}
+
+TEST_F(HttpServerTest, ExpectContinueGetsAnInterimResponseBeforeTheBody) {
+  start();
+  raw_connection conn(port());
+  ASSERT_FALSE(
+      conn.write("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                 "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n"));
+  auto [ec, interim] = conn.read_response();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(interim.result(), http::status::continue_);
+  ASSERT_FALSE(conn.write("{}"));
+  auto [ec2, res] = conn.read_response();
+  ASSERT_FALSE(ec2) << ec2.message();
+  EXPECT_EQ(res.result_int(), 200U);
+  EXPECT_EQ(nlohmann::json::parse(res.body())["body_size"], 2);
+}
+
+TEST_F(HttpServerTest, OversizedBodyWithExpectContinueIsRefusedWithoutAskingForTheBody) {
+  start();
+  raw_connection conn(port());
+  ASSERT_FALSE(
+      conn.write("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                 "Content-Length: 1048576\r\n\r\n"));
+  auto [ec, res] = conn.read_response();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(res.result_int(), 413U);
+  EXPECT_EQ(conn.wait_for_close(), asio::error::eof);
+}
+
+TEST_F(HttpServerTest, OversizedHeaderBlockGets431Problem) {
+  start();
+  http_client client(port());
+  auto r = client.send("GET", "/echo", {{"X-Big", std::string(32 * 1024, 'h')}});
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 431);
+  EXPECT_EQ(r.res.header("Content-Type"), "application/problem+json");
+  EXPECT_EQ(r.res.json()["status"], 431);
+
+  auto next = client.send("GET", "/echo");
+  ASSERT_TRUE(next.ok()) << next.ec.message();
+  EXPECT_EQ(next.res.status, 200);
+}
+
+TEST_F(HttpServerTest, ResetDeliveryIsSeenAsConnectionResetWithoutAResponse) {
+  start();
+  http_client client(port());
+  auto r = client.send("POST", "/reset", {}, "{}");
+  EXPECT_EQ(r.ec, std::errc::connection_reset) << r.ec.message();
+  EXPECT_EQ(r.res.status, 0);
+
+  auto next = client.send("GET", "/echo");
+  ASSERT_TRUE(next.ok()) << next.ec.message();
+  EXPECT_EQ(next.res.status, 200);
+}
+
+TEST_F(HttpServerTest, StallDeliveryMakesAShorterClientTimeoutFire) {
+  start();
+  http_client client(port());
+  auto r = client.send("GET", "/stall?ms=3000", {}, {}, 100ms);
+  EXPECT_EQ(r.ec, std::errc::timed_out) << r.ec.message();
+}
+
+TEST_F(HttpServerTest, StallDeliveryWritesTheResponseAfterTheStall) {
+  start();
+  http_client client(port());
+  auto r = client.send("GET", "/stall?ms=20");
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 200);
+}
+
+TEST_F(HttpServerTest, ThrowingHandlerGets500InternalAndTheServerStaysAlive) {
+  start();
+  http_client client(port());
+  for (const char* target : {"/throw", "/throw-now"}) {
+    auto r = client.send("POST", target, {}, "{}");
+    ASSERT_TRUE(r.ok()) << r.ec.message();
+    EXPECT_EQ(r.res.status, 500);
+    EXPECT_EQ(r.res.header("Content-Type"), "application/problem+json");
+    EXPECT_EQ(r.res.json()["type"], std::string(problem_prefix) + "internal");
+  }
+  auto next = client.send("GET", "/echo");
+  ASSERT_TRUE(next.ok()) << next.ec.message();
+  EXPECT_EQ(next.res.status, 200);
+  EXPECT_EQ(client.connections_opened(), 1);
+}
+
+TEST_F(HttpServerTest, IdleKeepAliveConnectionIsClosedByIdleTimeout) {
+  auto options = test_options();
+  options.idle_timeout = 200ms;
+  start(options);
+  raw_connection used(port());
+  ASSERT_FALSE(used.write("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto [ec, res] = used.read_response();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_NE(header_of(res, http::field::connection), "close");
+  EXPECT_EQ(used.wait_for_close(), asio::error::eof);
+
+  raw_connection silent(port());
+  EXPECT_EQ(silent.wait_for_close(), asio::error::eof);
+}
+
+TEST_F(HttpServerTest, IncompleteRequestIsClosedByReadTimeout) {
+  auto options = test_options();
+  options.read_timeout = 200ms;
+  start(options);
+  raw_connection conn(port());
+  ASSERT_FALSE(conn.write("GET /echo HTTP/1.1\r\nHost: t\r\n"));  // never finished
+  EXPECT_EQ(conn.wait_for_close(), asio::error::eof);
+}
+
+TEST_F(HttpServerTest, SuspendedHandlerDoesNotBlockOtherConnections) {
+  start();
+  auto held =
+      std::async(std::launch::async, [&] { return http_client(port()).send("GET", "/gate"); });
+  ASSERT_TRUE(gate_entered_.wait_for_at_least(1));
+
+  http_client other(port());
+  auto r = other.send("GET", "/echo");
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 200);
+
+  open_gate();
+  ASSERT_EQ(held.wait_for(hang_bound), std::future_status::ready);
+  auto h = held.get();
+  ASSERT_TRUE(h.ok()) << h.ec.message();
+  EXPECT_EQ(h.res.status, 200);
+}
+
+TEST_F(HttpServerTest, GracefulShutdownFinishesTheInFlightRequestThenCallsOnStopped) {
+  auto options = test_options();
+  options.shutdown_grace = 60s;  // longer than any wait below: nothing here is forced
+  start(options);
+
+  raw_connection idle(port());
+  ASSERT_FALSE(idle.write("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_FALSE(idle.read_response().first);
+
+  auto in_flight =
+      std::async(std::launch::async, [&] { return http_client(port()).send("GET", "/gate"); });
+  ASSERT_TRUE(gate_entered_.wait_for_at_least(1));
+
+  auto stopped = shutdown_server();
+  EXPECT_EQ(idle.wait_for_close(), asio::error::eof) << "an idle connection is closed at once";
+
+  http_client late(port());
+  auto refused = late.send("GET", "/echo");
+  EXPECT_EQ(refused.ec, std::errc::connection_refused) << refused.ec.message();
+
+  // The request is still held at the gate, so the server cannot have stopped yet.
+  EXPECT_EQ(stopped.wait_for(0s), std::future_status::timeout);
+  open_gate();
+  ASSERT_EQ(in_flight.wait_for(hang_bound), std::future_status::ready);
+  auto r = in_flight.get();
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 200);
+  EXPECT_EQ(r.res.header("Connection"), "close");
+
+  ASSERT_EQ(stopped.wait_for(hang_bound), std::future_status::ready);
+  EXPECT_EQ(open_connections(), 0U);
+  // TearDown calls shutdown() a second time: that callback must be called too.
+}
+
+TEST_F(HttpServerTest, ShutdownWithoutConnectionsCallsOnStoppedAndRepeatingItIsHarmless) {
+  start();
+  auto first = shutdown_server();
+  ASSERT_EQ(first.wait_for(hang_bound), std::future_status::ready);
+  auto second = shutdown_server();
+  ASSERT_EQ(second.wait_for(hang_bound), std::future_status::ready);
+}
+
+TEST_F(HttpServerTest, ShutdownForceClosesRequestsThatOutliveTheGrace) {
+  auto options = test_options();
+  options.shutdown_grace = 100ms;
+  start(options);
+  auto held =
+      std::async(std::launch::async, [&] { return http_client(port()).send("GET", "/gate"); });
+  ASSERT_TRUE(gate_entered_.wait_for_at_least(1));
+
+  // The gate is never opened: only the forced close (which cancels the handler) ends it.
+  auto stopped = shutdown_server();
+  ASSERT_EQ(stopped.wait_for(hang_bound), std::future_status::ready);
+  ASSERT_EQ(held.wait_for(hang_bound), std::future_status::ready);
+  auto r = held.get();
+  EXPECT_EQ(r.ec, std::errc::connection_aborted) << r.ec.message();
+  EXPECT_EQ(open_connections(), 0U);
+}
+
+TEST_F(HttpServerTest, DestroyingTheServerClosesEveryConnection) {
+  start();
+  raw_connection idle(port());
+  ASSERT_FALSE(idle.write("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_FALSE(idle.read_response().first);
+  raw_connection busy(port());
+  ASSERT_FALSE(busy.write("GET /gate HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_TRUE(gate_entered_.wait_for_at_least(1));
+
+  on_io([&] { server_.reset(); });
+  EXPECT_EQ(idle.wait_for_close(), asio::error::eof);
+  EXPECT_EQ(busy.wait_for_close(), asio::error::eof);
+}
+
+TEST_F(HttpServerTest, AcceptLoopKeepsServingAfterManyConnections) {
+  start();
+  constexpr int concurrent = 32;
+  std::vector<std::unique_ptr<http_client>> open;
+  for (int i = 0; i < concurrent; ++i) {
+    open.push_back(std::make_unique<http_client>(port()));
+    auto r = open.back()->send("GET", "/echo");
+    ASSERT_TRUE(r.ok()) << r.ec.message();
+  }
+  EXPECT_EQ(open_connections(), static_cast<std::size_t>(concurrent));
+  open.clear();
+
+  for (int i = 0; i < 200; ++i) {
+    http_client client(port());
+    auto r = client.send("GET", "/echo", {{"Connection", "close"}});
+    ASSERT_TRUE(r.ok()) << "connection " << i << ": " << r.ec.message();
+    ASSERT_EQ(r.res.status, 200);
+  }
+}
+
+// Waits until `needle` shows up on the file descriptor (the server's stderr, redirected).
+bool wait_for_output(int fd, std::string_view needle) {
+  std::string seen;
+  const auto deadline = std::chrono::steady_clock::now() + hang_bound;
+  while (seen.find(needle) == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left <= 0ms) return false;
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    std::array<char, 512> buf{};
+    const auto n = ::read(fd, buf.data(), buf.size());
+    if (n <= 0) return false;
+    seen.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+TEST_F(HttpServerTest, AcceptLoopSurvivesRunningOutOfFileDescriptors) {
+  start();
+  // The server reports accept failures on stderr: capture it to wait for the EMFILE report.
+  std::array<int, 2> pipe_fds{};
+  ASSERT_EQ(::pipe(pipe_fds.data()), 0);
+  const int saved_stderr = ::dup(STDERR_FILENO);
+  ASSERT_GE(saved_stderr, 0);
+  ::dup2(pipe_fds[1], STDERR_FILENO);
+
+  asio::io_context io;
+  tcp::socket socket(io);
+  socket.open(tcp::v4());  // the client's descriptor exists before the limit is lowered
+
+  rlimit original{};
+  ::getrlimit(RLIMIT_NOFILE, &original);
+  const int lowest_free = ::dup(pipe_fds[0]);
+  ::close(lowest_free);
+  rlimit tight = original;
+  tight.rlim_cur = static_cast<rlim_t>(lowest_free);  // no new descriptor can be created
+  ::setrlimit(RLIMIT_NOFILE, &tight);
+
+  // connect() needs no new descriptor here, the kernel completes it through the listen backlog;
+  // the server's accept() fails for want of one.
+  boost::system::error_code connect_ec;
+  socket.connect(tcp::endpoint(asio::ip::address_v4::loopback(), port()), connect_ec);
+  if (!connect_ec) {
+    asio::write(socket, asio::buffer(std::string_view("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n")),
+                connect_ec);
+  }
+  const bool reported = wait_for_output(pipe_fds[0], "Too many open files");
+
+  ::setrlimit(RLIMIT_NOFILE, &original);
+  ::dup2(saved_stderr, STDERR_FILENO);
+  ::close(saved_stderr);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  ASSERT_FALSE(connect_ec) << connect_ec.message();
+  ASSERT_TRUE(reported) << "the server never reported EMFILE";
+
+  // With descriptors available again, the waiting connection is accepted and served.
+  beast::tcp_stream stream(std::move(socket));
+  stream.expires_after(hang_bound);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  boost::system::error_code ec;
+  http::async_read(stream, buffer, res,
+                   [&](const boost::system::error_code& e, std::size_t) { ec = e; });
+  io.run();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(res.result_int(), 200U);
+}
+
+}  // namespace
+}  // namespace idem::mock

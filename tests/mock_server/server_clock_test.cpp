@@ -1,0 +1,120 @@
+#include "mock_server/server_clock.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "mock_server/schema.hpp"
+
+namespace idem::mock {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::int64_t t0 = 1'795'989'600'000;  // 2026-11-29T22:00:00Z
+
+// A database path in the temp directory, removed (with its WAL files) at the end of the test.
+class temp_db_file {
+ public:
+  temp_db_file()
+      : path_(std::filesystem::temp_directory_path() /
+              ("idem_server_clock_test_" + std::to_string(std::random_device{}()) + ".db")) {}
+  ~temp_db_file() {
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::filesystem::remove(path_.string() + suffix);
+    }
+  }
+  [[nodiscard]] std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A fixed "system clock" at t0: tests never read the real time.
+server_clock::source fixed_source() {
+  return [] { return std::chrono::system_clock::time_point{std::chrono::milliseconds{t0}}; };
+}
+
+class server_clock_test : public ::testing::Test {
+ protected:
+  void SetUp() override { create_schema(db); }
+  database db{":memory:"};
+};
+
+TEST_F(server_clock_test, WithoutAStoredOffsetItReadsTheSource) {
+  server_clock clock{db, fixed_source()};
+  EXPECT_EQ(clock.offset(), 0ms);
+  EXPECT_EQ(clock.now_ms(), t0);
+}
+
+TEST_F(server_clock_test, AdvanceMovesNowForwardAndAccumulates) {
+  server_clock clock{db, fixed_source()};
+  clock.advance(90s);
+  clock.advance(500ms);
+  EXPECT_EQ(clock.offset(), 90'500ms);
+  EXPECT_EQ(clock.now_ms(), t0 + 90'500);
+}
+
+TEST_F(server_clock_test, NegativeAdvanceIsRefusedAndChangesNothing) {
+  server_clock clock{db, fixed_source()};
+  clock.advance(1s);
+  EXPECT_THROW(clock.advance(-1ms), std::invalid_argument);
+  EXPECT_EQ(clock.offset(), 1s);
+  EXPECT_EQ(server_clock(db, fixed_source()).offset(), 1s);
+}
+
+TEST_F(server_clock_test, OffsetIsStoredInSettingsUnderClockOffsetMs) {
+  server_clock clock{db, fixed_source()};
+  clock.advance(2s);
+  auto& stmt = db.prepare("SELECT value FROM settings WHERE name = 'clock_offset_ms'");
+  ASSERT_TRUE(stmt.step());
+  EXPECT_EQ(stmt.int64(0), 2000);
+  stmt.reset();
+}
+
+TEST_F(server_clock_test, ResetSetsTheOffsetBackToZeroAndStoresIt) {
+  server_clock clock{db, fixed_source()};
+  clock.advance(1h);
+  clock.reset();
+  EXPECT_EQ(clock.offset(), 0ms);
+  EXPECT_EQ(clock.now_ms(), t0);
+  EXPECT_EQ(server_clock(db, fixed_source()).offset(), 0ms);
+}
+
+TEST_F(server_clock_test, WipedDatabaseStartsAClockWithoutOffset) {
+  server_clock{db, fixed_source()}.advance(1h);
+  wipe_all(db);
+  EXPECT_EQ(server_clock(db, fixed_source()).offset(), 0ms);
+}
+
+TEST_F(server_clock_test, DefaultSourceIsTheSystemClock) {
+  server_clock clock{db};
+  auto ms = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  };
+  auto before = ms(std::chrono::system_clock::now());
+  auto now = clock.now_ms();
+  auto after = ms(std::chrono::system_clock::now());
+  EXPECT_LE(before, now);
+  EXPECT_LE(now, after);
+}
+
+TEST(server_clock_file, OffsetSurvivesReopeningTheDatabase) {
+  temp_db_file file;
+  {
+    database db{file.path()};
+    create_schema(db);
+    server_clock{db, fixed_source()}.advance(25h);
+  }
+  database db{file.path()};
+  create_schema(db);
+  server_clock clock{db, fixed_source()};
+  EXPECT_EQ(clock.offset(), 25h);
+  EXPECT_EQ(clock.now_ms(), t0 + 25 * 3600 * 1000);
+}
+
+}  // namespace
+}  // namespace idem::mock

@@ -1,0 +1,64 @@
+#pragma once
+// Test fixtures that run the mock server: in-process on its own thread (`running_server`), or as
+// a real child process of the built binary (`server_process`, for kill -9 and signal tests).
+
+#include <boost/asio/io_context.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+#include <thread>
+#include <vector>
+
+#include "mock_server/server_options.hpp"
+
+namespace idem::mock {
+class server;
+}
+
+namespace idem::testing {
+
+inline constexpr const char* admin_token = "test-admin-token";
+
+/// Options for a throwaway test server: 127.0.0.1:0, ":memory:", the test admin token.
+[[nodiscard]] mock::server_options test_server_options();
+
+/// The mock server in this process, on 127.0.0.1:0, run by one background thread. The
+/// destructor shuts it down gracefully and joins the thread.
+class running_server {
+ public:
+  explicit running_server(mock::server_options options = test_server_options());
+  ~running_server();
+  running_server(const running_server&) = delete;
+  running_server& operator=(const running_server&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+
+ private:
+  boost::asio::io_context io_{1};
+  std::unique_ptr<mock::server> server_;
+  std::thread thread_;
+  std::uint16_t port_ = 0;
+};
+
+/// The built `idem-mock-server` binary as a child process. Starts it with `args` and reads the
+/// port from its first stdout line.
+class server_process {
+ public:
+  explicit server_process(std::vector<std::string> args);
+  ~server_process();  ///< SIGKILLs the process if it still runs
+  server_process(const server_process&) = delete;
+  server_process& operator=(const server_process&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  /// Sends `signo` and waits for the process to end; returns its wait status.
+  int stop(int signo);
+
+ private:
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace idem::testing
