@@ -1,0 +1,47 @@
+#pragma once
+/// @file
+/// One overall deadline per intent on a monotonic clock. Every attempt timeout and every sleep is
+/// trimmed to what is left; a slice is reserved for the lookup by business ID; an attempt starts
+/// only if a useful minimum is left after that reserve.
+
+#include <chrono>
+
+namespace idem {
+
+struct deadline_policy {
+  std::chrono::milliseconds total{30'000};            ///< the whole intent, lookup included
+  std::chrono::milliseconds lookup_reserve{3'000};    ///< kept back for the lookup
+  std::chrono::milliseconds min_attempt{100};         ///< shortest attempt worth starting
+  std::chrono::milliseconds attempt_timeout{10'000};  ///< cap for one attempt
+};
+
+/// Pure arithmetic on steady_clock time points; the caller passes `now` (so tests use virtual
+/// time). A value type; not synchronised.
+class deadline {
+ public:
+  using time_point = std::chrono::steady_clock::time_point;
+  using duration = std::chrono::milliseconds;
+
+  deadline(time_point start, const deadline_policy& policy);
+
+  [[nodiscard]] time_point expires_at() const noexcept { return end_; }
+  /// Time left until the end (0 once passed).
+  [[nodiscard]] duration left(time_point now) const noexcept;
+  /// Time left for writes: left() minus the lookup reserve (0 if negative).
+  [[nodiscard]] duration left_for_attempts(time_point now) const noexcept;
+  /// An attempt may start: left_for_attempts(now) >= min_attempt.
+  [[nodiscard]] bool can_start_attempt(time_point now) const noexcept;
+  /// The timeout for an attempt starting now: min(attempt_timeout, left_for_attempts(now)).
+  [[nodiscard]] duration attempt_timeout(time_point now) const noexcept;
+  /// Whether sleeping `wait` from `now` still leaves room to start an attempt afterwards.
+  [[nodiscard]] bool sleep_fits(duration wait, time_point now) const noexcept;
+  /// `wait` trimmed so that it ends no later than the end of the attempt window.
+  [[nodiscard]] duration trim_sleep(duration wait, time_point now) const noexcept;
+  [[nodiscard]] bool expired(time_point now) const noexcept { return now >= end_; }
+
+ private:
+  time_point end_;
+  deadline_policy policy_;
+};
+
+}  // namespace idem

@@ -1,0 +1,76 @@
+#include "idem/deadline.hpp"
+
+#include <algorithm>
+
+namespace idem {
+namespace {
+
+using time_point = deadline::time_point;
+using duration = deadline::duration;
+using clock_duration = time_point::duration;
+
+// Negative durations in a policy mean nothing useful; they count as 0.
+duration non_negative(duration d) {
+  return std::max(d, duration{0});
+}
+
+// start + d, saturating at the clock's end: a policy of milliseconds::max() means "no limit",
+// not a wrap into the past. d is not negative.
+time_point saturating_add(time_point start, duration d) {
+  constexpr auto room_in_ms = std::chrono::floor<duration>(clock_duration::max());
+  if (d > room_in_ms) return time_point::max();
+  const auto step = std::chrono::duration_cast<clock_duration>(d);  // fits: d <= room_in_ms
+  if (start.time_since_epoch() > clock_duration::max() - step) return time_point::max();
+  return start + step;
+}
+
+}  // namespace
+
+deadline::deadline(time_point start, const deadline_policy& policy)
+    : end_(saturating_add(start, non_negative(policy.total))), policy_(policy) {
+  policy_.lookup_reserve = non_negative(policy_.lookup_reserve);
+  policy_.min_attempt = non_negative(policy_.min_attempt);
+  policy_.attempt_timeout = non_negative(policy_.attempt_timeout);
+}
+
+deadline::duration deadline::left(time_point now) const noexcept {
+  if (now >= end_) return duration{0};
+  // end_ - now cannot be negative here, but it can exceed the clock's range when now is far
+  // before the epoch and end_ far after it.
+  const auto since = now.time_since_epoch();
+  const auto until = end_.time_since_epoch();
+  if (since < clock_duration::zero() && until > clock_duration::max() + since) {
+    return std::chrono::floor<duration>(clock_duration::max());
+  }
+  // Rounded down: what is reported left is never more than what is really left.
+  return std::chrono::floor<duration>(end_ - now);
+}
+
+deadline::duration deadline::left_for_attempts(time_point now) const noexcept {
+  return std::max(left(now) - policy_.lookup_reserve, duration{0});
+}
+
+bool deadline::can_start_attempt(time_point now) const noexcept {
+  const duration window = left_for_attempts(now);
+  // An attempt with no time at all is pointless even when min_attempt is configured as 0.
+  return window > duration{0} && window >= policy_.min_attempt;
+}
+
+deadline::duration deadline::attempt_timeout(time_point now) const noexcept {
+  return std::min(policy_.attempt_timeout, left_for_attempts(now));
+}
+
+bool deadline::sleep_fits(duration wait, time_point now) const noexcept {
+  wait = non_negative(wait);
+  const duration window = left_for_attempts(now);
+  // Same test as can_start_attempt(now + wait), without computing now + wait (which could
+  // overflow for a huge wait).
+  if (wait >= window) return false;
+  return window - wait >= policy_.min_attempt;
+}
+
+deadline::duration deadline::trim_sleep(duration wait, time_point now) const noexcept {
+  return std::min(non_negative(wait), left_for_attempts(now));
+}
+
+}  // namespace idem
