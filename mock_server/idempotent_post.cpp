@@ -214,7 +214,11 @@ asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<executi
     }
   }
   try {
-    auto result = run_operation(state, exec);
+    // A slow executor (delay fault) may have lost its lease meanwhile: it must not act at all,
+    // not even ask the provider to refund what the new owner charged under the same key.
+    auto result = state.records.is_owner(exec.record_id, exec.owner)
+                      ? run_operation(state, exec)
+                      : execution_result{.end = execution_end::lost_lease, .response = {}};
     if (result.end == execution_end::provider_timeout) {
       state.records.expire_lease(exec.record_id, exec.owner, state.clock.now_ms());
     }
@@ -303,7 +307,8 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
                        asio::detached);
         const auto async_deadline =
             prefs.respond_async
-                ? steady_clock::now() + (prefs.wait ? std::chrono::milliseconds(*prefs.wait)
+                ? steady_clock::now() + (prefs.wait ? std::min<std::chrono::milliseconds>(
+                                                          *prefs.wait, max_wait)
                                                     : state.options.async_after)
                 : steady_clock::now() + std::chrono::hours(24);
         while (!task->result && steady_clock::now() < async_deadline) {

@@ -143,6 +143,16 @@ bool record_store::complete(std::int64_t id, std::string_view owner,
   return db_.changes() == 1;
 }
 
+bool record_store::is_owner(std::int64_t id, std::string_view owner) {
+  auto& stmt = db_.prepare(
+      "SELECT 1 FROM idempotency_records"
+      " WHERE id = ?1 AND state = 'PROCESSING' AND lease_owner = ?2");
+  stmt.bind(1, id).bind(2, owner);
+  const bool owns = stmt.step();
+  stmt.reset();
+  return owns;
+}
+
 bool record_store::release(std::int64_t id, std::string_view owner) {
   auto& stmt = db_.prepare(
       "DELETE FROM idempotency_records"

@@ -75,6 +75,10 @@ class record_store {
   /// PROCESSING -> COMPLETED with the response; only the current lease owner may.
   bool complete(std::int64_t id, std::string_view owner, const stored_response& response,
                 std::int64_t now_ms, std::int64_t expires_at_ms);
+  /// True while `owner` holds the lease of this PROCESSING record. Executors check it before
+  /// their first side effect: operations run without suspending from there on, so nobody can
+  /// take the record over between this check and the provider call.
+  [[nodiscard]] bool is_owner(std::int64_t id, std::string_view owner);
   /// Deletes a PROCESSING record (failure before any side effect); only its lease owner may.
   bool release(std::int64_t id, std::string_view owner);
   /// Sets the lease of a PROCESSING record to expire at `now_ms` (the next request takes over);

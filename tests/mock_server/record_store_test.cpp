@@ -163,6 +163,17 @@ TEST_F(record_store_test, FindByRequestIdIsScopedToThePrincipal) {
   EXPECT_FALSE(records.find_by_request_id("alice", "req_unknown"));
 }
 
+TEST_F(record_store_test, OnlyTheCurrentLeaseOwnerOwnsTheRecord) {
+  auto r = claim_a();
+  EXPECT_TRUE(records.is_owner(r.id, "owner-1"));
+  EXPECT_FALSE(records.is_owner(r.id, "owner-2"));
+  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", t0 + lease_ms, t0 + 2 * lease_ms));
+  EXPECT_FALSE(records.is_owner(r.id, "owner-1"));
+  EXPECT_TRUE(records.is_owner(r.id, "owner-2"));
+  ASSERT_TRUE(records.complete(r.id, "owner-2", created_response(), t0, t0 + ttl_ms));
+  EXPECT_FALSE(records.is_owner(r.id, "owner-2"));  // nothing left to own once COMPLETED
+}
+
 TEST_F(record_store_test, TakeOverFailsWhileTheLeaseIsLive) {
   auto r = claim_a();
   EXPECT_FALSE(

@@ -1,0 +1,175 @@
+// `Prefer: wait=N` and `Prefer: respond-async` (contract sections 1 and 3) over real sockets:
+// waiting for a busy key's result, 202 with a status URL, and GET /v1/requests/{id}.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "tests/support/api_client.hpp"
+#include "tests/support/problem_assertions.hpp"
+#include "tests/support/running_server.hpp"
+
+namespace idem::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+const mock::header_list respond_async{{"Prefer", "respond-async"}};
+
+// A server that answers `Prefer: respond-async` with 202 once a request has run 200 ms.
+mock::server_options async_after_200ms() {
+  auto options = test_server_options();
+  options.async_after = 200ms;
+  return options;
+}
+
+// A delay of `delay_ms` on the first execution of POST /v1/orders: the key stays PROCESSING.
+json delay_first_create(int delay_ms) {
+  return {{"rules", json::array({{{"match", {{"method", "POST"}, {"route", "/v1/orders"}}},
+                                  {"fault", "delay"},
+                                  {"delay_ms", delay_ms},
+                                  {"times", 1}}})}};
+}
+
+// GETs the status URL until its state is COMPLETED or `limit` has passed, and returns the last
+// body (the poll interval is the only pause; the loop ends as soon as the server has finished).
+json poll_until_completed(api_client& api, const std::string& location,
+                          std::chrono::milliseconds limit = 15s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  json last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = api.get(location);
+    if (!has_status(r, 200)) return json{{"error", r.ec.message() + " " + r.res.body}};
+    last = r.res.json();
+    if (last.value("state", "") == "COMPLETED") break;
+    std::this_thread::sleep_for(50ms);
+  }
+  return last;
+}
+
+class async_and_wait_test : public ::testing::Test {
+ protected:
+  running_server server{async_after_200ms()};
+  api_client api{server.port()};
+  api_client duplicate{server.port()};  // a second connection for the request that overlaps
+
+  // Starts POST /v1/orders (k-1, m-1) with respond-async under a delay fault; the 202 proves that
+  // the execution holds the key. Returns the 202.
+  http_result start_delayed(int delay_ms) {
+    EXPECT_NO_FATAL_FAILURE(api.set_faults(delay_first_create(delay_ms)));
+    return api.post("/v1/orders", "k-1", order_body("m-1"), respond_async);
+  }
+};
+
+TEST_F(async_and_wait_test, PreferWaitOnBusyKeyReturnsTheFirstResult) {
+  ASSERT_TRUE(has_status(start_delayed(1500), 202));
+  auto r = duplicate.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "wait=5"}});
+  ASSERT_TRUE(has_status(r, 201));
+  EXPECT_TRUE(replayed_header_is(r, "true"));
+  EXPECT_EQ(r.res.json()["merchant_order_id"], "m-1");
+  auto stats = api.stats();
+  EXPECT_EQ(stats["orders"], 1);
+  EXPECT_EQ(stats["in_progress_conflicts"], 0);
+}
+
+TEST_F(async_and_wait_test, DuplicateWithoutPreferGetsInProgress) {
+  ASSERT_TRUE(has_status(start_delayed(3000), 202));
+  auto r = duplicate.post("/v1/orders", "k-1", order_body("m-1"));
+  ASSERT_TRUE(is_problem(r, 409, "idempotency-request-in-progress"));
+  EXPECT_TRUE(r.res.header("Retry-After"));
+}
+
+TEST_F(async_and_wait_test, PreferWaitThatRunsOutGetsInProgress) {
+  ASSERT_TRUE(has_status(start_delayed(5000), 202));
+  auto r = duplicate.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "wait=1"}});
+  EXPECT_TRUE(is_problem(r, 409, "idempotency-request-in-progress"));
+}
+
+TEST_F(async_and_wait_test, RespondAsyncFinishedWithinThresholdAnswersDirectly) {
+  auto r = api.post("/v1/orders", "k-1", order_body("m-1"), respond_async);
+  ASSERT_TRUE(has_status(r, 201));
+  EXPECT_TRUE(replayed_header_is(r, "false"));
+}
+
+TEST_F(async_and_wait_test, RespondAsyncOfSlowRequestIs202WithStatusLocation) {
+  auto r = start_delayed(1500);
+  ASSERT_TRUE(has_status(r, 202));
+  auto body = r.res.json();
+  ASSERT_TRUE(body["request_id"].is_string()) << r.res.body;
+  const auto request_id = body["request_id"].get<std::string>();
+  EXPECT_FALSE(request_id.empty());
+  EXPECT_EQ(body["state"], "PROCESSING");
+  EXPECT_EQ(r.res.header("Location").value_or(""), "/v1/requests/" + request_id);
+  EXPECT_TRUE(has_no_replayed_header(r));
+}
+
+TEST_F(async_and_wait_test, StatusUrlIsProcessingWithNullResponseWhileRunning) {
+  auto accepted = start_delayed(5000);
+  ASSERT_TRUE(has_status(accepted, 202));
+  auto r = api.get(accepted.res.header("Location").value_or("/v1/requests/none"));
+  ASSERT_TRUE(has_status(r, 200));
+  auto body = r.res.json();
+  EXPECT_EQ(body["state"], "PROCESSING");
+  ASSERT_TRUE(body.contains("response")) << r.res.body;
+  EXPECT_TRUE(body["response"].is_null()) << r.res.body;
+}
+
+TEST_F(async_and_wait_test, StatusUrlShowsTheStoredResponseOnceCompleted) {
+  auto accepted = start_delayed(1000);
+  ASSERT_TRUE(has_status(accepted, 202));
+  auto status = poll_until_completed(api, accepted.res.header("Location").value_or(""));
+  ASSERT_EQ(status.value("state", ""), "COMPLETED") << status;
+  EXPECT_EQ(status["response"]["status"], 201);
+  auto stored = status["response"]["body"];
+  EXPECT_EQ(stored["merchant_order_id"], "m-1");
+  ASSERT_TRUE(stored["id"].is_string()) << status;
+
+  auto replay = api.post("/v1/orders", "k-1", order_body("m-1"));
+  ASSERT_TRUE(has_status(replay, 201));
+  EXPECT_TRUE(replayed_header_is(replay, "true"));
+  EXPECT_EQ(replay.res.json(), stored);
+}
+
+TEST_F(async_and_wait_test, RespondAsyncDuplicateOfBusyKeyPointsAtTheOriginal) {
+  auto accepted = start_delayed(3000);
+  ASSERT_TRUE(has_status(accepted, 202));
+  auto r = duplicate.post("/v1/orders", "k-1", order_body("m-1"), respond_async);
+  ASSERT_TRUE(has_status(r, 202));
+  EXPECT_EQ(r.res.header("Location"), accepted.res.header("Location"));
+  EXPECT_EQ(r.res.json()["request_id"], accepted.res.json()["request_id"]);
+}
+
+TEST_F(async_and_wait_test, WaitPreferenceOverridesTheAsyncThreshold) {
+  ASSERT_NO_FATAL_FAILURE(api.set_faults(delay_first_create(1000)));
+  auto r = api.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "respond-async, wait=5"}});
+  ASSERT_TRUE(has_status(r, 201));
+  EXPECT_TRUE(replayed_header_is(r, "false"));
+}
+
+TEST_F(async_and_wait_test, StatusUrlOfAnotherPrincipalIsNotFound) {
+  auto accepted = start_delayed(1000);
+  ASSERT_TRUE(has_status(accepted, 202));
+  const auto location = accepted.res.header("Location").value_or("");
+  api_client other_tenant{server.port(), "tenant-b"};
+  EXPECT_TRUE(is_problem(other_tenant.get(location), 404, "not-found"));
+  // Not merely missing: the owner does see it.
+  EXPECT_TRUE(has_status(api.get(location), 200));
+}
+
+TEST_F(async_and_wait_test, StatusUrlIsNotFoundAfterThePurge) {
+  auto accepted = start_delayed(500);
+  ASSERT_TRUE(has_status(accepted, 202));
+  // Waiting for the result with a duplicate ends once the record is COMPLETED.
+  ASSERT_TRUE(has_status(
+      duplicate.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "wait=10"}}), 201));
+  const auto location = accepted.res.header("Location").value_or("");
+  ASSERT_TRUE(has_status(api.get(location), 200));
+  ASSERT_NO_FATAL_FAILURE(api.advance_clock(24 * 3600 + 1));  // past the default 24 h TTL
+  EXPECT_TRUE(is_problem(api.get(location), 404, "not-found"));
+}
+
+}  // namespace
+}  // namespace idem::testing
