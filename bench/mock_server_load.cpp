@@ -61,27 +61,33 @@ int main(int argc, char** argv) {
         for (int send = 0; send < (opts.replay ? 2 : 1); ++send) {
           auto t0 = std::chrono::steady_clock::now();
           auto r = client.post("/v1/orders", "key-" + id, body);
-          mine.push_back(std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - t0)
-                             .count());
+          mine.push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count());
           if (!r.ok() || r.res.status != 201) ++failures;
         }
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<double> all;
-  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  for (auto& l : latencies)
+    all.insert(all.end(), l.begin(), l.end());
   std::sort(all.begin(), all.end());
   auto pct = [&](double p) {
-    return all.empty() ? 0.0 : all[std::min(all.size() - 1, static_cast<std::size_t>(p * all.size()))];
+    return all.empty() ? 0.0
+                       : all[std::min(all.size() - 1, static_cast<std::size_t>(p * all.size()))];
   };
-  nlohmann::json out{{"requests", all.size()},          {"failures", failures.load()},
-                     {"concurrency", opts.concurrency}, {"elapsed_s", elapsed_s},
+  nlohmann::json out{{"requests", all.size()},
+                     {"failures", failures.load()},
+                     {"concurrency", opts.concurrency},
+                     {"elapsed_s", elapsed_s},
                      {"requests_per_s", all.size() / elapsed_s},
-                     {"p50_ms", pct(0.50)},             {"p99_ms", pct(0.99)}};
+                     {"p50_ms", pct(0.50)},
+                     {"p99_ms", pct(0.99)}};
   std::cout << out.dump() << '\n';
   return failures.load() == 0 ? 0 : 1;
 }

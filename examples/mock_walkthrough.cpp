@@ -34,7 +34,8 @@ size_t on_header(char* data, size_t size, size_t n, void* out) {
   const std::string name = "idempotent-replayed:";
   if (line.size() > name.size()) {
     std::string lower = line.substr(0, name.size());
-    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (lower == name) {
       auto value = line.substr(name.size());
       value.erase(0, value.find_first_not_of(" \t"));
@@ -104,11 +105,12 @@ int main(int argc, char** argv) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
   const auto order_key = idem::idempotency_key::mint();
-  const nlohmann::json order{{"merchant_order_id", "cart-" + idem::idempotency_key::mint().str()},
-                             {"customer_id", "cus_42"},
-                             {"currency", "EUR"},
-                             {"amount_minor", 2500},
-                             {"items", {{{"sku", "mug"}, {"quantity", 1}, {"unit_price_minor", 2500}}}}};
+  const nlohmann::json order{
+      {"merchant_order_id", "cart-" + idem::idempotency_key::mint().str()},
+      {"customer_id", "cus_42"},
+      {"currency", "EUR"},
+      {"amount_minor", 2500},
+      {"items", {{{"sku", "mug"}, {"quantity", 1}, {"unit_price_minor", 2500}}}}};
   std::cout << "1. Create an order (Idempotency-Key " << order_key.str() << ")\n"
             << "   the server commits it, then the fault rule drops the response\n";
   auto created = send_until_definite(base + "/v1/orders", token, order_key.str(), order.dump());
@@ -120,7 +122,8 @@ int main(int argc, char** argv) {
   std::cout << "   -> order " << order_id << " (the retry got the stored response back)\n\n";
 
   const auto pay_key = idem::idempotency_key::mint();
-  const nlohmann::json payment{{"amount_minor", 2500}, {"currency", "EUR"}, {"payment_method", "card_visa"}};
+  const nlohmann::json payment{
+      {"amount_minor", 2500}, {"currency", "EUR"}, {"payment_method", "card_visa"}};
   std::cout << "2. Pay it (Idempotency-Key " << pay_key.str() << ")\n"
             << "   the server charges and commits, then answers 502 instead\n";
   auto paid = send_until_definite(base + "/v1/orders/" + order_id + "/payments", token,
@@ -134,8 +137,10 @@ int main(int argc, char** argv) {
 
   auto stats = nlohmann::json::parse(send("GET", base + "/_mock/stats", admin, "", "").body);
   std::cout << "3. What the server saw\n"
-            << "   orders: " << stats["orders"] << ", provider charges: " << stats["provider_charges"]
-            << ", replays: " << stats["replays"] << ", faults injected: " << stats["faults_injected"]
+            << "   orders: " << stats["orders"]
+            << ", provider charges: " << stats["provider_charges"]
+            << ", replays: " << stats["replays"]
+            << ", faults injected: " << stats["faults_injected"]
             << ", orders charged twice: " << stats["orders_with_multiple_charges"] << '\n';
   curl_global_cleanup();
   const bool exactly_once = stats["orders"] == 1 && stats["provider_charges"] == 1;

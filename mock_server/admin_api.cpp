@@ -12,9 +12,10 @@ namespace idem::mock {
 namespace {
 
 response bad_body(std::string field, std::string message) {
-  return make_problem(400, "validation-failed", "the request body is not valid",
-                      {{"errors", nlohmann::json::array(
-                                      {{{"field", std::move(field)}, {"message", std::move(message)}}})}});
+  return make_problem(
+      400, "validation-failed", "the request body is not valid",
+      {{"errors",
+        nlohmann::json::array({{{"field", std::move(field)}, {"message", std::move(message)}}})}});
 }
 
 response faults(server_state& state, const request& req) {
@@ -46,8 +47,8 @@ response clock(server_state& state, const request& req) {
   // Leases and TTLs are measured on this clock: purge now and let waiters look again.
   state.reap();
   state.signals.notify_all();
-  return make_json(200, {{"offset_s", state.clock.offset().count() / 1000.0},
-                         {"now_ms", state.clock.now_ms()}});
+  return make_json(
+      200, {{"offset_s", state.clock.offset().count() / 1000.0}, {"now_ms", state.clock.now_ms()}});
 }
 
 response reset(server_state& state) {

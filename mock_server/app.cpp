@@ -19,8 +19,7 @@ namespace {
 
 std::optional<reply> arrival_fault(server_state& state, const request& req,
                                    const route_match& route) {
-  auto rule =
-      state.faults.pick(fault_stage::arrival, req.method, route.route_template, req.path());
+  auto rule = state.faults.pick(fault_stage::arrival, req.method, route.route_template, req.path());
   if (!rule) return std::nullopt;
   state.stats.increment("faults_injected");
   if (rule->fault == fault_kind::reset_before_processing) {
@@ -39,7 +38,8 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
   auto route = match_route(req.method, req.path());
   if (route.status == route_status::not_found) {
     if (req.path().starts_with("/v1/")) state.stats.increment("requests");
-    co_return reply{.res = make_problem(404, "not-found", "no route for " + std::string{req.path()})};
+    co_return reply{.res =
+                        make_problem(404, "not-found", "no route for " + std::string{req.path()})};
   }
   if (route.status == route_status::method_not_allowed) {
     if (req.path().starts_with("/v1/")) state.stats.increment("requests");
@@ -71,7 +71,9 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
   if (!token) {
     auto res = make_problem(401, "unauthenticated", "send Authorization: Bearer <token>");
     res.set_header("WWW-Authenticate", "Bearer");
-    co_return reply{.res = std::move(res), .how = delivery::respond, .stall_for = {},
+    co_return reply{.res = std::move(res),
+                    .how = delivery::respond,
+                    .stall_for = {},
                     .close = req.body_too_large};
   }
   const auto principal = principal_of(*token);
@@ -81,7 +83,9 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
 
 }  // namespace
 
-std::string principal_of(std::string_view token) { return "p_" + sha256_hex(token).substr(0, 32); }
+std::string principal_of(std::string_view token) {
+  return "p_" + sha256_hex(token).substr(0, 32);
+}
 
 asio::awaitable<reply> handle_request(server_state& state, request req) {
   reply out;

@@ -20,8 +20,7 @@ execution_result finish_conflict(server_state& state, execution& exec, std::stri
 
 execution_result finish_cancelled(server_state& state, execution& exec, transaction& txn) {
   auto o = state.orders.find_order(exec.principal, exec.resource_param);
-  return op::finish(state, exec, txn,
-                    make_json(200, to_json(*o, state.orders.payments_of(o->id))));
+  return op::finish(state, exec, txn, make_json(200, to_json(*o, state.orders.payments_of(o->id))));
 }
 
 }  // namespace
@@ -63,7 +62,8 @@ execution_result cancel_order(server_state& state, execution& exec) {
   {
     transaction txn{state.db};
     if (state.orders.transition(o->id, "PAID", "CANCELLED")) {
-      for (const auto& id : refunded_payments) state.orders.mark_refunded(id);
+      for (const auto& id : refunded_payments)
+        state.orders.mark_refunded(id);
       return finish_cancelled(state, exec, txn);
     }
   }

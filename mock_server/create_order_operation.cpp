@@ -29,10 +29,10 @@ execution_result create_order(server_state& state, execution& exec) {
     // Another key already created this merchant_order_id: a definite business conflict.
     auto existing = state.orders.find_by_merchant_order_id(exec.principal, o.merchant_order_id);
     std::string existing_id = existing ? existing->id : std::string{};
-    res = make_problem(409, "duplicate-business-id",
-                       "merchant_order_id '" + o.merchant_order_id +
-                           "' was already used by another request",
-                       {{"existing_order_id", existing_id}});
+    res = make_problem(
+        409, "duplicate-business-id",
+        "merchant_order_id '" + o.merchant_order_id + "' was already used by another request",
+        {{"existing_order_id", existing_id}});
     res.set_header("Location", "/v1/orders/" + existing_id);
     state.stats.increment("business_id_conflicts");
   }

@@ -34,7 +34,8 @@ std::string percent_decode(std::string_view in) {
     char c = in[i];
     if (c == '+') {
       out.push_back(' ');
-    } else if (c == '%' && i + 2 < in.size() && hex_value(in[i + 1]) >= 0 && hex_value(in[i + 2]) >= 0) {
+    } else if (c == '%' && i + 2 < in.size() && hex_value(in[i + 1]) >= 0 &&
+               hex_value(in[i + 2]) >= 0) {
       out.push_back(static_cast<char>(hex_value(in[i + 1]) * 16 + hex_value(in[i + 2])));
       i += 2;
     } else {

@@ -34,7 +34,8 @@ std::optional<response> check_key(const request& req, std::string& key) {
     return std::nullopt;
   }
   if (std::get<key_error>(parsed) == key_error::missing) {
-    return make_problem(400, "idempotency-key-missing", "every POST needs an Idempotency-Key header");
+    return make_problem(400, "idempotency-key-missing",
+                        "every POST needs an Idempotency-Key header");
   }
   return make_problem(400, "idempotency-key-invalid",
                       "Idempotency-Key must be 1-255 visible ASCII characters, sent once");
@@ -73,9 +74,8 @@ decision decide(server_state& state, const claim_request& claim, const request& 
   if (route == route_id::create_order) {
     // Every key that ever tried to create this merchant_order_id (max_keys_per_business_id).
     auto body = parse_json(req.body);
-    state.orders.note_key_for_business_id(claim.scope.principal,
-                                          body->at("merchant_order_id").get<std::string>(),
-                                          claim.scope.key);
+    state.orders.note_key_for_business_id(
+        claim.scope.principal, body->at("merchant_order_id").get<std::string>(), claim.scope.key);
   }
   // Only the unique constraint decides who executes: claim first, look second.
   bool claimed = state.records.try_claim(claim);
@@ -226,7 +226,8 @@ asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<executi
   } catch (const std::exception& e) {
     std::cerr << "idem-mock-server: execution failed: " << e.what() << '\n';
     give_up_record(state, exec);
-    task->result = reply{.res = make_problem(500, "internal", "the server failed to store the result")};
+    task->result =
+        reply{.res = make_problem(500, "internal", "the server failed to store the result")};
   }
   state.signals.notify(exec.record_id);
 }
@@ -244,9 +245,9 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
   std::string key;
   if (auto bad = check_key(req, key)) co_return reply{.res = std::move(*bad)};
   if (req.body_too_large) {
-    co_return reply{.res = make_problem(413, "payload-too-large",
-                                        "the request body exceeds 65536 bytes"),
-                    .close = true};
+    co_return reply{
+        .res = make_problem(413, "payload-too-large", "the request body exceeds 65536 bytes"),
+        .close = true};
   }
   auto body = parse_json(req.body);
   if (!body) {
@@ -258,8 +259,8 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
 
   const std::string path{req.path()};
   const auto prefs = parse_preferences(req);
-  const auto max_wait = std::min<std::chrono::milliseconds>(state.options.max_wait,
-                                                            std::chrono::seconds(10));
+  const auto max_wait =
+      std::min<std::chrono::milliseconds>(state.options.max_wait, std::chrono::seconds(10));
   const auto wait_until =
       steady_clock::now() +
       std::min<std::chrono::milliseconds>(prefs.wait.value_or(std::chrono::seconds(0)), max_wait);
@@ -279,10 +280,10 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
     auto d = decide(state, claim, req, route.id);
     switch (d.what) {
       case verdict::mismatch:
-        co_return reply{.res = make_problem(
-                            422, "idempotency-key-mismatch",
-                            "this Idempotency-Key was used with a different request body",
-                            {{"request_id", d.record.request_id}})};
+        co_return reply{
+            .res = make_problem(422, "idempotency-key-mismatch",
+                                "this Idempotency-Key was used with a different request body",
+                                {{"request_id", d.record.request_id}})};
       case verdict::replay:
         co_return reply{.res = with_replay_marker(*d.record.response, true)};
       case verdict::execute: {
@@ -307,9 +308,9 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
                        asio::detached);
         const auto async_deadline =
             prefs.respond_async
-                ? steady_clock::now() + (prefs.wait ? std::min<std::chrono::milliseconds>(
-                                                          *prefs.wait, max_wait)
-                                                    : state.options.async_after)
+                ? steady_clock::now() +
+                      (prefs.wait ? std::min<std::chrono::milliseconds>(*prefs.wait, max_wait)
+                                  : state.options.async_after)
                 : steady_clock::now() + std::chrono::hours(24);
         while (!task->result && steady_clock::now() < async_deadline) {
           co_await state.signals.wait(d.record.id, async_deadline);

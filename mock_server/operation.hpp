@@ -61,8 +61,8 @@ namespace op {
 [[nodiscard]] stored_response to_stored(const response& res);
 /// Completes the record inside `txn` and commits; `lost_lease` (rolling back) when we no longer
 /// own the record, `abandoned` (rolling back) when the crash fault fired.
-[[nodiscard]] execution_result finish(server_state& state, const execution& exec,
-                                      transaction& txn, const response& res);
+[[nodiscard]] execution_result finish(server_state& state, const execution& exec, transaction& txn,
+                                      const response& res);
 /// Asks the fault injector whether the provider call about to happen times out.
 [[nodiscard]] bool provider_call_times_out(server_state& state, const execution& exec);
 }  // namespace op

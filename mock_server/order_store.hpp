@@ -56,7 +56,8 @@ class order_store {
   /// Records that `key` tried to create `merchant_order_id` (INSERT OR IGNORE).
   void note_key_for_business_id(std::string_view principal, std::string_view merchant_order_id,
                                 std::string_view key);
-  /// The largest number of distinct keys recorded for one (principal, merchant_order_id); 0 if none.
+  /// The largest number of distinct keys recorded for one (principal, merchant_order_id); 0 if
+  /// none.
   [[nodiscard]] std::int64_t max_keys_per_business_id();
   [[nodiscard]] std::int64_t count_orders();
   [[nodiscard]] std::int64_t count_payments();

@@ -10,7 +10,9 @@ namespace {
 
 constexpr std::string_view charging = "charging";
 
-std::string provider_key(const execution& exec) { return "pk_" + exec.request_id; }
+std::string provider_key(const execution& exec) {
+  return "pk_" + exec.request_id;
+}
 
 response not_found(const execution& exec) {
   return make_problem(404, "not-found", "order '" + exec.resource_param + "' does not exist");

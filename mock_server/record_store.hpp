@@ -34,8 +34,8 @@ struct idempotency_record {
   record_scope scope;
   std::string fingerprint;
   record_state state = record_state::processing;
-  std::string recovery_point;  ///< "" = claimed, nothing done yet
-  std::string resource_id;     ///< the order/payment the execution touched, if any
+  std::string recovery_point;               ///< "" = claimed, nothing done yet
+  std::string resource_id;                  ///< the order/payment the execution touched, if any
   std::optional<stored_response> response;  ///< set when completed
   std::string lease_owner;
   std::int64_t lease_expires_at_ms = 0;

@@ -23,7 +23,9 @@ server::server(asio::io_context& io, server_options options)
 
 server::~server() = default;
 
-asio::ip::tcp::endpoint server::local_endpoint() const { return http_->local_endpoint(); }
+asio::ip::tcp::endpoint server::local_endpoint() const {
+  return http_->local_endpoint();
+}
 
 void server::start() {
   http_->start();

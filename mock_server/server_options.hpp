@@ -13,9 +13,9 @@ namespace idem::mock {
 
 struct server_options {
   std::string host = "127.0.0.1";
-  std::uint16_t port = 0;               ///< 0: any free port
+  std::uint16_t port = 0;                ///< 0: any free port
   std::string db_path = "idem-mock.db";  ///< ":memory:" for a throwaway run
-  std::string admin_token;              ///< required: guards /_mock/*
+  std::string admin_token;               ///< required: guards /_mock/*
   std::chrono::milliseconds key_ttl = std::chrono::hours(24);
   std::chrono::milliseconds lease = std::chrono::seconds(30);
   std::chrono::milliseconds async_after = std::chrono::seconds(2);

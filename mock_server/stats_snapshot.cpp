@@ -6,9 +6,14 @@ namespace idem::mock {
 namespace {
 
 // Counters incremented as things happen (table `counters`).
-constexpr std::string_view counted[] = {
-    "requests",          "replays",         "key_mismatches", "in_progress_conflicts",
-    "business_id_conflicts", "invalid_state_transitions", "faults_injected", "records_purged"};
+constexpr std::string_view counted[] = {"requests",
+                                        "replays",
+                                        "key_mismatches",
+                                        "in_progress_conflicts",
+                                        "business_id_conflicts",
+                                        "invalid_state_transitions",
+                                        "faults_injected",
+                                        "records_purged"};
 
 struct metric_help {
   std::string_view name;
@@ -38,7 +43,8 @@ constexpr metric_help help_texts[] = {
 
 nlohmann::json stats_snapshot(server_state& state) {
   nlohmann::json out = nlohmann::json::object();
-  for (auto name : counted) out[std::string{name}] = state.stats.get(name);
+  for (auto name : counted)
+    out[std::string{name}] = state.stats.get(name);
   out["orders"] = state.orders.count_orders();
   out["payments"] = state.orders.count_payments();
   out["provider_charges"] = state.provider.captured_charges();

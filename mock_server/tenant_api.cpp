@@ -15,9 +15,10 @@ response get_order(server_state& state, const route_match& route, const std::str
 response list_orders(server_state& state, const request& req, const std::string& principal) {
   auto merchant_order_id = query_param(req.query(), "merchant_order_id");
   if (!merchant_order_id || merchant_order_id->empty()) {
-    return make_problem(400, "validation-failed", "merchant_order_id is required",
-                        {{"errors", nlohmann::json::array({{{"field", "merchant_order_id"},
-                                                            {"message", "is required"}}})}});
+    return make_problem(
+        400, "validation-failed", "merchant_order_id is required",
+        {{"errors",
+          nlohmann::json::array({{{"field", "merchant_order_id"}, {"message", "is required"}}})}});
   }
   auto data = nlohmann::json::array();
   if (auto o = state.orders.find_by_merchant_order_id(principal, *merchant_order_id)) {

@@ -17,7 +17,8 @@ TEST(IdempotencyKey, MintsRfc9562UuidV4ByDefault) {
 
 TEST(IdempotencyKey, EveryMintIsANewKey) {
   std::set<std::string> seen;
-  for (int i = 0; i < 10000; ++i) seen.insert(idem::idempotency_key::mint().str());
+  for (int i = 0; i < 10000; ++i)
+    seen.insert(idem::idempotency_key::mint().str());
   EXPECT_EQ(seen.size(), 10000u);
 }
 

@@ -1,4 +1,5 @@
 #include "mock_server/record_store.hpp"
+#include "tests/support/temp_db_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,22 +18,7 @@ constexpr std::int64_t ttl_ms = 24 * 3600 * 1000;
 
 const record_scope scope_a{.principal = "alice", .operation = "POST /v1/orders", .key = "k-1"};
 
-// A database path in the temp directory, removed (with its WAL files) at the end of the test.
-class temp_db_file {
- public:
-  temp_db_file()
-      : path_(std::filesystem::temp_directory_path() /
-              ("idem_record_store_test_" + std::to_string(std::random_device{}()) + ".db")) {}
-  ~temp_db_file() {
-    for (const char* suffix : {"", "-wal", "-shm"}) {
-      std::filesystem::remove(path_.string() + suffix);
-    }
-  }
-  [[nodiscard]] std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::temp_db_file;
 
 claim_request claim_for(const record_scope& scope, const std::string& owner,
                         const std::string& request_id, std::int64_t now = t0) {

@@ -1,4 +1,5 @@
 #include "mock_server/server_clock.hpp"
+#include "tests/support/temp_db_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,22 +17,7 @@ using namespace std::chrono_literals;
 
 constexpr std::int64_t t0 = 1'795'989'600'000;  // 2026-11-29T22:00:00Z
 
-// A database path in the temp directory, removed (with its WAL files) at the end of the test.
-class temp_db_file {
- public:
-  temp_db_file()
-      : path_(std::filesystem::temp_directory_path() /
-              ("idem_server_clock_test_" + std::to_string(std::random_device{}()) + ".db")) {}
-  ~temp_db_file() {
-    for (const char* suffix : {"", "-wal", "-shm"}) {
-      std::filesystem::remove(path_.string() + suffix);
-    }
-  }
-  [[nodiscard]] std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::temp_db_file;
 
 // A fixed "system clock" at t0: tests never read the real time.
 server_clock::source fixed_source() {

@@ -1,4 +1,5 @@
 #include "mock_server/sqlite.hpp"
+#include "tests/support/temp_db_file.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -10,23 +11,7 @@
 namespace idem::mock {
 namespace {
 
-// A database path in the temp directory, removed (with its WAL and shared-memory files) at the
-// end of the test.
-class temp_db_file {
- public:
-  temp_db_file()
-      : path_(std::filesystem::temp_directory_path() /
-              ("idem_sqlite_test_" + std::to_string(std::random_device{}()) + ".db")) {}
-  ~temp_db_file() {
-    for (const char* suffix : {"", "-wal", "-shm"}) {
-      std::filesystem::remove(path_.string() + suffix);
-    }
-  }
-  [[nodiscard]] std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::temp_db_file;
 
 std::string pragma_text(database& db, const std::string& pragma) {
   auto& stmt = db.prepare("PRAGMA " + pragma);

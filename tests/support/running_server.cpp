@@ -71,7 +71,8 @@ server_process::server_process(std::vector<std::string> args) {
     std::vector<char*> argv;
     std::string binary = IDEM_MOCK_SERVER_BINARY;
     argv.push_back(binary.data());
-    for (auto& a : args) argv.push_back(a.data());
+    for (auto& a : args)
+      argv.push_back(a.data());
     argv.push_back(nullptr);
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);

@@ -2,11 +2,11 @@
 // Test fixtures that run the mock server: in-process on its own thread (`running_server`), or as
 // a real child process of the built binary (`server_process`, for kill -9 and signal tests).
 
+#include <sys/types.h>
 #include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <sys/types.h>
 #include <thread>
 #include <vector>
 
