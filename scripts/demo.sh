@@ -1,29 +1,60 @@
 #!/usr/bin/env bash
-# The main job: builds everything, starts the mock server on a free loopback port with fault
-# rules switched on, walks through "create, lose the response, retry, replayed" and prints what
-# the server saw.
+# The main job: builds everything, starts the mock server with a heavy fault mix (close to half
+# of all writes fail ambiguously: scripts/demo-load-faults.json), runs
+# `idem-cli load --orders 300 --pay` against it with a 30 s deadline per intent, and prints the
+# client's outcomes beside the server's own counts. The claim checked: every intent succeeded and
+# the server holds each exactly once (N orders, N charges, no order charged twice, one key per
+# business ID). Then, as a second part, the step-by-step walkthrough of one order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 build_dir=${BUILD_DIR:-build}
 bash scripts/build.sh "$build_dir" >/dev/null
 
+orders=${DEMO_ORDERS:-300}
 work=$(mktemp -d)
 server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
 cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  stop_server
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 admin_token="demo-admin-$$"
-mkfifo "$work/out"
-"$build_dir/mock_server/idem-mock-server" --listen 127.0.0.1:0 --db "$work/demo.db" \
-  --admin-token "$admin_token" --faults scripts/demo-faults.json >"$work/out" 2>"$work/server.log" &
-server_pid=$!
-exec 3<"$work/out"
-read -r first_line <&3
-url=${first_line#listening on }
-echo "mock server: $first_line (faults: scripts/demo-faults.json)"
+url=""
+# Starts the mock server with the fault rules in $1 on a fresh database; sets $url.
+start_server() {
+  rm -f "$work/out"
+  mkfifo "$work/out"
+  "$build_dir/mock_server/idem-mock-server" --listen 127.0.0.1:0 --db "$work/$2.db" \
+    --admin-token "$admin_token" --faults "$1" >"$work/out" 2>"$work/$2-server.log" &
+  server_pid=$!
+  exec 3<"$work/out"
+  read -r first_line <&3
+  url=${first_line#listening on }
+}
+
+echo "== 1. load: $orders orders, each paid, 16 at a time, 30 s deadline per intent"
+start_server scripts/demo-load-faults.json load
+echo "mock server: $url (faults: scripts/demo-load-faults.json, seeded)"
+status=0
+"$build_dir/tools/idem-cli" load --url "$url" --token demo-shop --orders "$orders" --pay \
+  --concurrency 16 --deadline 30s >"$work/load.json" || status=$?
+echo "idem-cli load: exit status $status"
+curl -fsS "$url/_mock/stats" -H "Authorization: Bearer $admin_token" >"$work/stats.json"
+stop_server
+report=0
+"$build_dir/tools/demo_report" "$orders" 1 "$work/load.json" "$work/stats.json" || report=$?
+
 echo
+echo "== 2. one order, step by step (scripts/demo-faults.json)"
+start_server scripts/demo-faults.json walkthrough
 "$build_dir/examples/mock_walkthrough" "$url" "$admin_token"
+stop_server
+exit "$report"

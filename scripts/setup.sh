@@ -8,7 +8,7 @@ packages=(
   libboost1.81-dev        # Asio and Beast; Debian's default libboost-dev is 1.74, too old
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  ca-certificates
+  ca-certificates curl    # curl: scripts/demo.sh reads the server's /_mock/stats
 )
 
 missing=()

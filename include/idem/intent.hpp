@@ -1,0 +1,71 @@
+#pragma once
+/// @file
+/// An intent: one business action (operation + frozen JSON payload) and the idempotency key
+/// minted for it, once, at creation. The key and the payload can never be separated or changed:
+/// a corrected request is a new intent, with a new key.
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "idem/idempotency_key.hpp"
+
+namespace idem {
+
+/// The write an intent performs.
+struct operation {
+  std::string method = "POST";
+  std::string path;  ///< concrete path, e.g. "/v1/orders/ord_1/payments"
+};
+
+/// How to find the result of an intent by business ID when its answers were lost. A value (not
+/// a callback) so that a durable store can persist it and a resumed intent gets it back.
+struct business_lookup {
+  enum class kind {
+    none,              ///< no lookup: an intent that cannot be settled stays unresolved
+    order_created,     ///< GET /v1/orders?merchant_order_id=ID; found = an order with our content
+    payment_captured,  ///< GET /v1/orders/ID; found = it has a payment of our amount and currency
+    order_cancelled,   ///< GET /v1/orders/ID; found = its status is CANCELLED
+  };
+  kind what = kind::none;
+  std::string business_id;  ///< merchant_order_id, or the order id
+  friend bool operator==(const business_lookup&, const business_lookup&) = default;
+};
+
+/// An immutable intent. Copies share the same frozen data (cheap to copy, same key).
+/// Thread-safety: immutable; copies may be used from any thread.
+class intent {
+ public:
+  /// Creates a new intent and mints its key (OpenSSL CSPRNG). Every call mints a new key.
+  [[nodiscard]] static intent create(operation op, nlohmann::json payload,
+                                     business_lookup lookup = {},
+                                     key_format format = key_format::uuid_v4);
+  /// Rebuilds an intent whose key was minted earlier (read back from a store or journal).
+  /// The caller must pass the payload exactly as first sent: the server answers a changed payload
+  /// under the same key with 422 idempotency-key-mismatch.
+  [[nodiscard]] static intent restore(idempotency_key key, operation op, nlohmann::json payload,
+                                      business_lookup lookup = {});
+
+  [[nodiscard]] const idempotency_key& key() const noexcept { return d_->key; }
+  [[nodiscard]] const operation& op() const noexcept { return d_->op; }
+  [[nodiscard]] const nlohmann::json& payload() const noexcept { return d_->payload; }
+  /// The request body, serialised once so every attempt sends identical bytes.
+  [[nodiscard]] const std::string& body() const noexcept { return d_->body; }
+  [[nodiscard]] const business_lookup& lookup() const noexcept { return d_->lookup; }
+  /// Same key, operation and body: two objects for the same intent.
+  [[nodiscard]] bool same_request(const intent& other) const noexcept;
+
+ private:
+  struct data {
+    idempotency_key key;
+    operation op;
+    nlohmann::json payload;
+    std::string body;
+    business_lookup lookup;
+  };
+  explicit intent(std::shared_ptr<const data> d) : d_(std::move(d)) {}
+  std::shared_ptr<const data> d_;
+};
+
+}  // namespace idem

@@ -1,0 +1,45 @@
+#pragma once
+/// @file
+/// Typed intents for the bundled orders API (contract section 4), each with the business lookup
+/// that settles it when every answer was lost.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "idem/intent.hpp"
+
+namespace idem::orders {
+
+struct order_item {
+  std::string sku;
+  std::int64_t quantity = 1;
+  std::int64_t unit_price_minor = 0;
+};
+
+struct order_request {
+  std::string merchant_order_id;  ///< the business ID: unique per merchant
+  std::string customer_id;
+  std::string currency;  ///< three capital letters, e.g. "EUR"
+  std::int64_t amount_minor = 0;
+  std::vector<order_item> items;
+};
+
+struct payment_request {
+  std::int64_t amount_minor = 0;
+  std::string currency;
+  std::string payment_method = "card";
+};
+
+/// `POST /v1/orders`; lookup: `GET /v1/orders?merchant_order_id=X`, found = that order with our
+/// amount, currency and items (another content means ours can never be created: rejected).
+[[nodiscard]] intent create(const order_request& req, key_format format = key_format::uuid_v4);
+/// `POST /v1/orders/{id}/payments`; lookup: `GET /v1/orders/{id}`, found = a payment of our
+/// amount and currency.
+[[nodiscard]] intent pay(const std::string& order_id, const payment_request& req,
+                         key_format format = key_format::uuid_v4);
+/// `POST /v1/orders/{id}/cancel`; lookup: `GET /v1/orders/{id}`, found = status CANCELLED.
+[[nodiscard]] intent cancel(const std::string& order_id, const std::string& reason = {},
+                            key_format format = key_format::uuid_v4);
+
+}  // namespace idem::orders

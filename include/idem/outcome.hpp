@@ -1,0 +1,70 @@
+#pragma once
+/// @file
+/// The result of submitting one intent: a closed set of four kinds. Nothing that might have
+/// happened is ever reported as failed: what cannot be settled is `unresolved`, with its key kept.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace idem {
+
+/// What became of an intent.
+enum class outcome_kind {
+  succeeded,   ///< a 2xx (first answer or replay), or our result found by the lookup
+  rejected,    ///< a definite failure (4xx) or a client bug (see outcome::error()); a fix is a new
+               ///< intent
+  not_sent,    ///< every attempt provably never reached the server: nothing happened
+  unresolved,  ///< it may have happened; resume later with the same key
+};
+
+[[nodiscard]] std::string_view to_string(outcome_kind k) noexcept;
+
+/// The facts an outcome is built from (an aggregate, so the client fills it by name).
+struct outcome_fields {
+  outcome_kind kind = outcome_kind::unresolved;
+  int status = 0;              ///< status of the answer that decided it; 0 if none
+  std::string body{};          ///< body of that answer
+  std::string problem_type{};  ///< problem+json `type` of that answer, if any
+  bool recovered_by_lookup = false;
+  bool replayed = false;       ///< the server answered `Idempotent-Replayed: true`
+  std::uint32_t attempts = 0;  ///< writes sent (POSTs started), lookups and polls excluded
+  std::string key{};           ///< the intent's idempotency key
+  std::chrono::milliseconds elapsed{0};
+  std::string error{};  ///< a client bug, e.g. "idempotency-key-mismatch"; empty otherwise
+  std::error_code last_transport_error{};
+};
+
+/// A value type: cheap enough to copy, immutable once built.
+/// Thread-safety: const members may be called concurrently.
+class outcome {
+ public:
+  /// An unresolved outcome with nothing known (the safe default: never "failed").
+  outcome() = default;
+  explicit outcome(outcome_fields fields) : f_(std::move(fields)) {}
+
+  [[nodiscard]] outcome_kind kind() const noexcept { return f_.kind; }
+  /// The status of the deciding answer (for a lookup, the lookup's), 0 if none.
+  [[nodiscard]] int status() const noexcept { return f_.status; }
+  [[nodiscard]] const std::string& body() const noexcept { return f_.body; }
+  [[nodiscard]] const std::string& problem_type() const noexcept { return f_.problem_type; }
+  [[nodiscard]] bool recovered_by_lookup() const noexcept { return f_.recovered_by_lookup; }
+  [[nodiscard]] bool replayed() const noexcept { return f_.replayed; }
+  /// Writes sent for this intent in this submission.
+  [[nodiscard]] std::uint32_t attempts() const noexcept { return f_.attempts; }
+  [[nodiscard]] const std::string& key() const noexcept { return f_.key; }
+  [[nodiscard]] std::chrono::milliseconds elapsed() const noexcept { return f_.elapsed; }
+  /// Names a client bug ("idempotency-key-mismatch", "foreign-credentials"); empty otherwise.
+  [[nodiscard]] const std::string& error() const noexcept { return f_.error; }
+  [[nodiscard]] std::error_code last_transport_error() const noexcept {
+    return f_.last_transport_error;
+  }
+  [[nodiscard]] const outcome_fields& fields() const noexcept { return f_; }
+
+ private:
+  outcome_fields f_;
+};
+
+}  // namespace idem

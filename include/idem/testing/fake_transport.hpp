@@ -1,0 +1,136 @@
+#pragma once
+/// @file
+/// A scripted transport for tests: records every request and answers each from a responder
+/// function the test sets. Header-only.
+
+#include <boost/asio/append.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/post.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "idem/testing/fake_scheduler.hpp"
+#include "idem/transport.hpp"
+
+namespace idem::testing {
+
+/// One scripted answer.
+struct fake_reply {
+  transport_result result;
+  /// Virtual time the transfer takes (needs a fake_scheduler); at or past the request's timeout
+  /// the attempt ends as a timeout after sending (`unknown`) when the timeout runs out.
+  std::chrono::milliseconds takes{0};
+  /// Never answers until cancelled (or release()d): a transfer in progress.
+  bool hang = false;
+};
+
+/// An HTTP response.
+inline fake_reply reply(int status, std::string body = {}, header_list headers = {}) {
+  fake_reply r;
+  r.result.response.status = status;
+  r.result.response.body = std::move(body);
+  r.result.response.headers = std::move(headers);
+  return r;
+}
+
+/// An RFC 9457 problem response named by its problem name.
+inline fake_reply problem(int status, const std::string& name, header_list headers = {}) {
+  return reply(status,
+               R"({"type":"https://idem.example/problems/)" + name + R"(","status":)" +
+                   std::to_string(status) + "}",
+               std::move(headers));
+}
+
+/// A failure without a response: `not_sent` (connection refused) or `unknown` (reset).
+inline fake_reply failed(transport_failure f) {
+  fake_reply r;
+  r.result.failure = f;
+  r.result.ec =
+      std::make_error_code(f == transport_failure::not_sent ? std::errc::connection_refused
+                                                            : std::errc::connection_reset);
+  return r;
+}
+
+/// A transfer that never ends on its own.
+inline fake_reply hang() {
+  fake_reply r;
+  r.hang = true;
+  return r;
+}
+
+/// Thread-safety: none; tests run one io_context on one thread.
+class fake_transport final : public transport {
+ public:
+  using responder = std::function<fake_reply(const http_request&)>;
+
+  explicit fake_transport(boost::asio::any_io_executor ex,
+                          std::shared_ptr<fake_scheduler> clock = nullptr)
+      : ex_(std::move(ex)), clock_(std::move(clock)) {}
+
+  /// How every request is answered (default: 503 for everything).
+  void respond(responder r) { responder_ = std::move(r); }
+  /// Every request, in the order sent.
+  [[nodiscard]] const std::vector<http_request>& requests() const { return requests_; }
+  /// The requests with this method.
+  [[nodiscard]] std::vector<http_request> requests(const std::string& method) const {
+    std::vector<http_request> out;
+    for (const auto& r : requests_) {
+      if (r.method == method) out.push_back(r);
+    }
+    return out;
+  }
+  /// Transfers that hang now.
+  [[nodiscard]] std::size_t hanging() const { return hanging_.size(); }
+
+ protected:
+  void send_impl(http_request req,
+                 boost::asio::any_completion_handler<signature> handler) override {
+    requests_.push_back(req);
+    fake_reply r = responder_ ? responder_(req) : reply(503);
+    if (r.hang) {
+      const auto id = next_id_++;
+      auto slot = boost::asio::get_associated_cancellation_slot(handler);
+      if (slot.is_connected()) {
+        slot.assign([this, id](boost::asio::cancellation_type) {
+          auto it = hanging_.find(id);
+          if (it == hanging_.end()) return;
+          auto h = std::move(it->second);
+          hanging_.erase(it);
+          // The request had left: a cancelled transfer may still have been executed.
+          transport_result result;
+          result.ec = std::make_error_code(std::errc::operation_canceled);
+          result.failure = transport_failure::unknown;
+          boost::asio::post(ex_, boost::asio::append(std::move(h), std::move(result)));
+        });
+      }
+      hanging_.emplace(id, std::move(handler));
+      return;
+    }
+    if (clock_ && r.takes.count() > 0) {
+      if (r.takes >= req.timeout) {
+        clock_->pass(req.timeout);
+        r.result = transport_result{};
+        r.result.ec = std::make_error_code(std::errc::timed_out);
+        r.result.failure = transport_failure::unknown;
+      } else {
+        clock_->pass(r.takes);
+      }
+    }
+    auto slot = boost::asio::get_associated_cancellation_slot(handler);
+    if (slot.is_connected()) slot.clear();
+    boost::asio::post(ex_, boost::asio::append(std::move(handler), std::move(r.result)));
+  }
+
+ private:
+  boost::asio::any_io_executor ex_;
+  std::shared_ptr<fake_scheduler> clock_;
+  responder responder_;
+  std::vector<http_request> requests_;
+  std::map<std::uint64_t, boost::asio::any_completion_handler<signature>> hanging_;
+  std::uint64_t next_id_ = 0;
+};
+
+}  // namespace idem::testing

@@ -1,0 +1,115 @@
+#include "idem/client.hpp"
+
+#include <openssl/evp.h>
+
+#include <boost/asio/post.hpp>
+#include <cstdio>
+
+#include "client_core.hpp"
+#include "idem/curl_transport.hpp"
+#include "submit_operation.hpp"
+
+namespace idem {
+namespace {
+
+// Hex SHA-256 of the credentials: the store keeps which credentials a key belongs to without
+// ever holding the secret.
+std::string fingerprint_of(const bearer_token& credentials) {
+  const std::string material = "bearer\n" + credentials.token;
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(material.data(), material.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("idem: SHA-256 unavailable");
+  }
+  std::string hex;
+  hex.reserve(size * 2);
+  for (unsigned int n = 0; n < size; ++n) {
+    char buf[3];
+    std::snprintf(buf, sizeof buf, "%02x", digest[n]);
+    hex += buf;
+  }
+  return hex;
+}
+
+std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) {
+  if (seed) return *seed;
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+client::core::core(boost::asio::any_io_executor executor, client_options options,
+                   std::shared_ptr<transport> t, std::shared_ptr<scheduler> s)
+    : ex(executor),
+      strand(boost::asio::make_strand(executor)),
+      opts(std::move(options)),
+      net(t ? std::move(t) : std::make_shared<curl_transport>(executor)),
+      sched(s ? std::move(s) : std::make_shared<asio_scheduler>(executor)),
+      store(opts.store ? opts.store : std::make_shared<memory_intent_store>()),
+      budget(opts.retry_budget, sched->now()),
+      rng(seed_of(opts.rng_seed)),
+      credentials_fingerprint(fingerprint_of(opts.credentials)),
+      base_url(opts.base_url) {
+  while (!base_url.empty() && base_url.back() == '/')
+    base_url.pop_back();
+}
+
+client::client(boost::asio::any_io_executor ex, client_options options,
+               std::shared_ptr<transport> transport, std::shared_ptr<scheduler> sched)
+    : core_(std::make_shared<core>(std::move(ex), std::move(options), std::move(transport),
+                                   std::move(sched))) {}
+
+client::~client() {
+  // Operations in flight keep the core alive; stop them so each completes (unresolved or
+  // not_sent) rather than retrying for a client nobody holds any more.
+  auto c = core_;
+  boost::asio::post(c->strand, [c] {
+    for (auto& op : c->flights.all())
+      op->cancel();
+  });
+}
+
+void client::submit_impl(const intent& i, boost::asio::any_completion_handler<signature> handler) {
+  auto c = core_;
+  auto cancellation = detail::watch_cancellation(handler, c->strand);
+  boost::asio::post(c->strand, [c, i, cancellation, h = std::move(handler)]() mutable {
+    if (auto running = c->flights.find(i.key().str())) {
+      if (!running->what().same_request(i)) {
+        // The same key with another request would be answered 422 by the server; refuse
+        // locally and loudly instead of joining a flight that is not ours.
+        detail::deliver(std::move(h),
+                        outcome(outcome_fields{.kind = outcome_kind::rejected,
+                                               .key = i.key().str(),
+                                               .error = "idempotency-key-mismatch"}),
+                        c->ex);
+        return;
+      }
+      running->join(std::move(h), cancellation);
+      return;
+    }
+    c->store->record_created(i);
+    auto op = std::make_shared<detail::submit_operation>(c, i);
+    c->flights.insert(i.key().str(), op);
+    op->join(std::move(h), cancellation);
+    op->start();
+  });
+}
+
+client_counters client::counters() const {
+  const auto& a = core_->counters;
+  constexpr auto r = std::memory_order_relaxed;
+  return client_counters{
+      a.attempts.load(r), a.retries.load(r),  a.lookups.load(r),    a.succeeded.load(r),
+      a.rejected.load(r), a.not_sent.load(r), a.unresolved.load(r), a.recovered_by_lookup.load(r)};
+}
+
+boost::asio::any_io_executor client::get_executor() const {
+  return core_->ex;
+}
+
+const std::shared_ptr<intent_store>& client::store() const {
+  return core_->store;
+}
+
+}  // namespace idem

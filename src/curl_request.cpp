@@ -1,0 +1,225 @@
+#include "curl_request.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "curl_failure.hpp"
+#include "idem/transport_error.hpp"
+
+namespace idem::detail {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) noexcept {
+  return std::ranges::equal(a, b, [](char x, char y) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    return lower(x) == lower(y);
+  });
+}
+
+std::string_view trim(std::string_view s) noexcept {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// A header that would let a caller's string end the line and start another (header injection),
+// or that curl would read as something else (a name with ':' or blanks).
+bool is_valid_header(const std::pair<std::string, std::string>& h) noexcept {
+  const auto& [name, value] = h;
+  return !name.empty() && name.find_first_of(":\r\n \t") == std::string::npos &&
+         value.find_first_of(std::string_view("\r\n\0", 3)) == std::string::npos;
+}
+
+bool has_header(const header_list& headers, std::string_view name) noexcept {
+  return std::ranges::any_of(headers, [&](const auto& h) { return iequals(h.first, name); });
+}
+
+}  // namespace
+
+curl_request::curl_request(http_request req, const curl_transport_options& options)
+    : req_(std::move(req)), max_response_bytes_(options.max_response_bytes) {
+  easy_ = curl_easy_init();
+  if (easy_ == nullptr) {
+    setup_error_ = std::make_error_code(std::errc::not_enough_memory);
+    return;
+  }
+  configure(options);
+}
+
+curl_request::~curl_request() {
+  if (easy_ != nullptr) curl_easy_cleanup(easy_);
+  curl_slist_free_all(header_list_);
+}
+
+void curl_request::configure(const curl_transport_options& options) {
+  CURLcode rc = CURLE_OK;
+  // After the first failure nothing more is set: a request that is not fully set up is never
+  // started, so which option failed is all there is to report.
+  auto set = [&](CURLoption option, auto value) {
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, option, value);
+  };
+  const long total_ms = static_cast<long>(req_.timeout.count());
+  const long connect_ms =
+      options.connect_timeout.count() > 0
+          ? std::min(total_ms, static_cast<long>(options.connect_timeout.count()))
+          : total_ms;
+
+  set(CURLOPT_URL, req_.url.c_str());
+  // Only the web: a caller's URL must never make curl read files or speak other protocols.
+  set(CURLOPT_PROTOCOLS_STR, "http,https");
+  set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  // A POST must not be re-sent to wherever a 3xx points: the answer goes back as a response.
+  set(CURLOPT_FOLLOWLOCATION, 0L);
+  // Signals are process-wide; DNS timeouts come from the threaded resolver instead.
+  set(CURLOPT_NOSIGNAL, 1L);
+  set(CURLOPT_TIMEOUT_MS, total_ms);
+  set(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+  set(CURLOPT_SSL_VERIFYPEER, 1L);
+  set(CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!options.tls.ca_file.empty()) set(CURLOPT_CAINFO, options.tls.ca_file.c_str());
+  if (!options.tls.ca_path.empty()) set(CURLOPT_CAPATH, options.tls.ca_path.c_str());
+  set(CURLOPT_USERAGENT, options.user_agent.c_str());
+  set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT answer is not the response
+  // Declared oversize bodies fail before they are read; the callbacks catch the rest.
+  set(CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_response_bytes));
+
+  if (req_.method == "GET" && req_.body.empty()) {
+    set(CURLOPT_HTTPGET, 1L);
+  } else if (req_.method == "HEAD") {
+    set(CURLOPT_NOBODY, 1L);
+  } else {
+    // POSTFIELDS with an explicit size sends `Content-Length` even for an empty body (a bodiless
+    // POST otherwise goes out without one, which some servers answer with 411).
+    set(CURLOPT_POST, 1L);
+    set(CURLOPT_POSTFIELDS, req_.body.data());
+    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req_.body.size()));
+    if (req_.method != "POST") set(CURLOPT_CUSTOMREQUEST, req_.method.c_str());
+  }
+
+  set(CURLOPT_WRITEFUNCTION, &curl_request::on_body);
+  set(CURLOPT_WRITEDATA, static_cast<void*>(this));
+  set(CURLOPT_HEADERFUNCTION, &curl_request::on_header);
+  set(CURLOPT_HEADERDATA, static_cast<void*>(this));
+  set(CURLOPT_PREREQFUNCTION, &curl_request::on_prereq);
+  set(CURLOPT_PREREQDATA, static_cast<void*>(this));
+
+  if (rc != CURLE_OK) {
+    setup_error_ = {static_cast<int>(transport_errc::curl_error_base) + static_cast<int>(rc),
+                    transport_category()};
+    return;
+  }
+  set_headers();
+}
+
+void curl_request::set_headers() {
+  std::vector<std::string> lines;
+  for (const auto& h : req_.headers) {
+    if (!is_valid_header(h)) {
+      setup_error_ = transport_errc::invalid_request;
+      return;
+    }
+    // "Name;" is curl's spelling of a header with an empty value ("Name:" would remove it).
+    lines.push_back(h.second.empty() ? h.first + ";" : h.first + ": " + h.second);
+  }
+  // "Expect: 100-continue" would add a round trip and a second place where the request can be
+  // half-sent; an empty value removes the header curl would add.
+  if (!has_header(req_.headers, "Expect")) lines.emplace_back("Expect:");
+  // curl labels a POST body application/x-www-form-urlencoded unless told otherwise; a
+  // transport must not invent a media type.
+  if (!has_header(req_.headers, "Content-Type")) lines.emplace_back("Content-Type:");
+  for (const auto& line : lines) {
+    curl_slist* next = curl_slist_append(header_list_, line.c_str());
+    if (next == nullptr) {
+      setup_error_ = std::make_error_code(std::errc::not_enough_memory);
+      return;
+    }
+    header_list_ = next;
+  }
+  if (curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_) != CURLE_OK) {
+    setup_error_ = std::make_error_code(std::errc::not_enough_memory);
+  }
+}
+
+bool curl_request::admit(std::size_t n) noexcept {
+  if (n > max_response_bytes_ - received_) {
+    too_large_ = true;
+    return false;
+  }
+  received_ += n;
+  return true;
+}
+
+std::size_t curl_request::on_body(char* data, std::size_t size, std::size_t count, void* self) {
+  auto& r = *static_cast<curl_request*>(self);
+  const std::size_t n = size * count;
+  if (!r.admit(n)) return 0;  // any other count than n makes curl abort with CURLE_WRITE_ERROR
+  r.response_.body.append(data, n);
+  return n;
+}
+
+std::size_t curl_request::on_header(char* data, std::size_t size, std::size_t count, void* self) {
+  auto& r = *static_cast<curl_request*>(self);
+  const std::size_t n = size * count;
+  if (!r.admit(n)) return 0;
+  std::string_view line(data, n);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+    line.remove_suffix(1);
+  auto& headers = r.response_.headers;
+  if (line.starts_with("HTTP/")) {
+    // A new response begins: an interim 1xx answer's fields are not the final response's.
+    headers.clear();
+  } else if (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
+    // Obsolete line folding (RFC 9112 section 5.2): the line continues the previous value.
+    if (!headers.empty()) headers.back().second.append(" ").append(trim(line));
+  } else if (auto colon = line.find(':'); colon != std::string_view::npos && colon > 0) {
+    headers.emplace_back(std::string(line.substr(0, colon)),
+                         std::string(trim(line.substr(colon + 1))));
+  }
+  return n;
+}
+
+int curl_request::on_prereq(void* self, char*, char*, int, int) {
+  // Runs on every connection, new or reused, right before the request is written: from here
+  // on the request may reach the server.
+  static_cast<curl_request*>(self)->started_ = true;
+  return CURL_PREREQFUNC_OK;
+}
+
+bool curl_request::reused_connection() const {
+  long connects = 0;
+  curl_easy_getinfo(easy_, CURLINFO_NUM_CONNECTS, &connects);
+  return started_ && connects == 0;
+}
+
+transport_result curl_request::finish(CURLcode code) {
+  transport_result result;
+  result.reused_connection = reused_connection();
+  if (code == CURLE_OK) {
+    long status = 0;
+    curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+    response_.status = static_cast<int>(status);
+    result.response = std::move(response_);
+    return result;
+  }
+  curl_failure_facts facts{.code = code, .request_started = started_, .too_large = too_large_};
+  curl_easy_getinfo(easy_, CURLINFO_OS_ERRNO, &facts.os_errno);
+  curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &facts.request_size);
+  auto verdict = classify_curl_failure(facts);
+  result.ec = verdict.ec;
+  result.failure = verdict.failure;
+  return result;
+}
+
+transport_result curl_request::abandon() const {
+  transport_result result;
+  long request_size = 0;
+  if (easy_ != nullptr) curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &request_size);
+  result.ec = std::make_error_code(std::errc::operation_canceled);
+  result.failure = classify_abandoned(started_, request_size);
+  result.reused_connection = easy_ != nullptr && reused_connection();
+  return result;
+}
+
+}  // namespace idem::detail

@@ -1,0 +1,60 @@
+#pragma once
+// One HTTP request as a curl easy handle, and the response collected from curl's callbacks
+// (private to the idem library). Knows nothing of the multi handle or of Asio.
+
+#include <curl/curl.h>
+
+#include <cstddef>
+#include <system_error>
+
+#include "idem/curl_transport.hpp"
+#include "idem/transport.hpp"
+
+namespace idem::detail {
+
+/// Thread-safety: none. The object must stay at one address while curl uses its easy handle
+/// (the callbacks point at it), and be removed from any multi handle before it is destroyed.
+class curl_request {
+ public:
+  /// Sets up the easy handle for `req` with `options`; check `setup_error()` before use.
+  curl_request(http_request req, const curl_transport_options& options);
+  ~curl_request();
+  curl_request(const curl_request&) = delete;
+  curl_request& operator=(const curl_request&) = delete;
+
+  [[nodiscard]] CURL* easy() const noexcept { return easy_; }
+  /// Set when the request cannot be sent at all (nothing left): a header with CR or LF, a
+  /// handle curl could not make or configure.
+  [[nodiscard]] std::error_code setup_error() const noexcept { return setup_error_; }
+  /// The pre-request callback ran: curl was about to write the request to a connection.
+  [[nodiscard]] bool started() const noexcept { return started_; }
+
+  /// The result of a transfer curl finished with `code`. Moves the response out: call once.
+  [[nodiscard]] transport_result finish(CURLcode code);
+  /// The result of a transfer ended before curl finished it (cancellation, shutdown).
+  [[nodiscard]] transport_result abandon() const;
+
+ private:
+  static std::size_t on_body(char* data, std::size_t size, std::size_t count, void* self);
+  static std::size_t on_header(char* data, std::size_t size, std::size_t count, void* self);
+  static int on_prereq(void* self, char* primary_ip, char* local_ip, int primary_port,
+                       int local_port);
+
+  void configure(const curl_transport_options& options);
+  void set_headers();
+  // Counts response bytes against the limit; false (and too_large_) once it is exceeded.
+  bool admit(std::size_t n) noexcept;
+  [[nodiscard]] bool reused_connection() const;
+
+  http_request req_;  // the body must outlive the transfer: curl reads it in place
+  std::size_t max_response_bytes_;
+  CURL* easy_ = nullptr;
+  curl_slist* header_list_ = nullptr;
+  std::error_code setup_error_;
+  http_response response_;
+  std::size_t received_ = 0;
+  bool started_ = false;
+  bool too_large_ = false;
+};
+
+}  // namespace idem::detail

@@ -1,0 +1,332 @@
+#include "idem/curl_transport.hpp"
+
+#include <curl/curl.h>
+
+#include <boost/asio/append.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/cancellation_type.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "curl_request.hpp"
+#include "curl_socket_table.hpp"
+#include "idem/transport_error.hpp"
+
+namespace idem {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+namespace {
+
+// curl_global_init must run once before any other curl call, and before 7.84 it was not
+// thread-safe. A function-local static makes it exactly-once and thread-safe without asking the
+// application to remember it (an application that calls it itself first is fine: curl counts).
+// There is deliberately no curl_global_cleanup: at exit it would race other users of OpenSSL.
+void init_curl_once() {
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (rc != CURLE_OK) {
+    throw std::runtime_error(std::string("curl_global_init failed: ") + curl_easy_strerror(rc));
+  }
+}
+
+transport_result not_sent(std::error_code ec) {
+  transport_result result;
+  result.ec = ec;
+  result.failure = transport_failure::not_sent;
+  return result;
+}
+
+}  // namespace
+
+/// The multi handle and everything that must outlive the public object until the last Asio wait
+/// on its behalf has completed (the waits hold a shared_ptr to it).
+///
+/// Rules that keep curl sound:
+/// - curl_multi_* is never called from inside a curl callback. The callbacks only record what
+///   curl wants and arm Asio waits; socket_action runs from those waits' completions.
+/// - Every socket wait re-checks, when it completes, that curl still wants it (the watch may be
+///   gone, or curl may have changed its mind) and is re-armed only while curl wants it.
+/// - User handlers are always posted, never called from here.
+struct curl_transport::impl : std::enable_shared_from_this<impl> {
+  impl(asio::any_io_executor executor, curl_transport_options opts);
+  ~impl();
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+
+  struct transfer {
+    std::uint64_t id;
+    detail::curl_request request;
+    asio::any_completion_handler<signature> handler;
+    asio::cancellation_slot slot;
+  };
+
+  // Per-operation cancellation. Lives in the caller's slot; may be emitted from any context, so
+  // it only posts the real work to the transport's executor.
+  struct cancel_request {
+    std::weak_ptr<impl> owner;
+    std::uint64_t id;
+    void operator()(asio::cancellation_type type) const {
+      if (auto self = owner.lock()) {
+        asio::post(self->ex_, [owner = owner, id = id, type] {
+          if (auto self = owner.lock()) self->cancel(id, type);
+        });
+      }
+    }
+  };
+
+  void start(http_request req, asio::any_completion_handler<signature> handler);
+  void cancel(std::uint64_t id, asio::cancellation_type type);
+  void shutdown();
+
+  void complete(std::unordered_map<std::uint64_t, std::unique_ptr<transfer>>::iterator it,
+                transport_result result);
+  void post_result(asio::any_completion_handler<signature> handler, transport_result result);
+  void act(curl_socket_t fd, int events);
+  void collect_finished();
+  void arm(const std::shared_ptr<detail::socket_watch>& watch);
+  void on_ready(const std::shared_ptr<detail::socket_watch>& watch, int event, error_code ec);
+
+  static int on_socket(CURL* easy, curl_socket_t fd, int what, void* self, void* socketp);
+  static int on_timer(CURLM* multi, long timeout_ms, void* self);
+  static curl_socket_t on_open_socket(void* self, curlsocktype purpose, curl_sockaddr* address);
+  static int on_close_socket(void* self, curl_socket_t fd);
+
+  asio::any_io_executor ex_;
+  curl_transport_options options_;
+  asio::steady_timer timer_;
+  detail::socket_table sockets_;
+  CURLM* multi_ = nullptr;
+  bool stopping_ = false;
+  std::unordered_map<std::uint64_t, std::unique_ptr<transfer>> transfers_;
+  std::uint64_t next_id_ = 0;
+};
+
+curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_options opts)
+    : ex_(std::move(executor)), options_(std::move(opts)), timer_(ex_), sockets_(ex_) {
+  init_curl_once();
+  multi_ = curl_multi_init();
+  if (multi_ == nullptr) throw std::runtime_error("curl_multi_init failed");
+  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &impl::on_socket);
+  curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, static_cast<void*>(this));
+  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &impl::on_timer);
+  curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, static_cast<void*>(this));
+  curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, options_.max_idle_connections);
+  // HTTP/1.1 only: one request per connection at a time, so a failure belongs to one request.
+  curl_multi_setopt(multi_, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
+}
+
+curl_transport::impl::~impl() {
+  // ~curl_transport has shut down already; shutdown() is idempotent, so curl's handles are
+  // freed even if that ever changes.
+  shutdown();
+}
+
+void curl_transport::impl::start(http_request req,
+                                 asio::any_completion_handler<signature> handler) {
+  if (req.timeout.count() <= 0) {
+    // curl reads a zero timeout as "none"; an attempt with no time left never starts.
+    post_result(std::move(handler), not_sent(transport_errc::timed_out));
+    return;
+  }
+  const std::uint64_t id = next_id_++;
+  // Built in place: the request's callbacks point at it from the start.
+  std::unique_ptr<transfer> t(
+      new transfer{id, detail::curl_request(std::move(req), options_), std::move(handler), {}});
+  if (auto ec = t->request.setup_error()) {
+    post_result(std::move(t->handler), not_sent(ec));
+    return;
+  }
+  CURL* easy = t->request.easy();
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, static_cast<void*>(t.get()));
+  // Sockets belong to the transport, not to the request: curl keeps connections (and calls the
+  // close callback for them) long after the request that opened them is gone.
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
+  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &impl::on_close_socket);
+  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, static_cast<void*>(this));
+
+  auto [it, inserted] = transfers_.emplace(id, std::move(t));
+  // Adding only arms the timer (curl asks for a 0 ms timeout); the transfer starts from there.
+  if (CURLMcode mc = curl_multi_add_handle(multi_, easy); mc != CURLM_OK) {
+    auto handler_out = std::move(it->second->handler);
+    transfers_.erase(it);
+    post_result(std::move(handler_out),
+                not_sent({static_cast<int>(transport_errc::curl_error_base) + CURLE_FAILED_INIT,
+                          transport_category()}));
+    return;
+  }
+  transfer& added = *it->second;
+  added.slot = asio::get_associated_cancellation_slot(added.handler);
+  if (added.slot.is_connected()) added.slot.emplace<cancel_request>(weak_from_this(), id);
+}
+
+void curl_transport::impl::cancel(std::uint64_t id, asio::cancellation_type type) {
+  auto it = transfers_.find(id);
+  if (it == transfers_.end()) return;  // finished meanwhile: its result is already posted
+  // Terminal cancellation may leave anything behind, so it always ends the transfer. Partial
+  // and total cancellation promise no side effects, which holds only while nothing was sent.
+  const bool terminal = (type & asio::cancellation_type::terminal) != asio::cancellation_type::none;
+  const bool clean = (type & (asio::cancellation_type::partial | asio::cancellation_type::total)) !=
+                         asio::cancellation_type::none &&
+                     !it->second->request.started();
+  if (!terminal && !clean) return;
+  complete(it, it->second->request.abandon());
+}
+
+void curl_transport::impl::complete(
+    std::unordered_map<std::uint64_t, std::unique_ptr<transfer>>::iterator it,
+    transport_result result) {
+  auto t = std::move(it->second);
+  transfers_.erase(it);
+  // The slot belongs to the caller and may be reused for its next operation.
+  if (t->slot.is_connected()) t->slot.clear();
+  curl_multi_remove_handle(multi_, t->request.easy());
+  auto handler = std::move(t->handler);
+  t.reset();  // the easy handle goes only after it left the multi handle
+  post_result(std::move(handler), std::move(result));
+}
+
+void curl_transport::impl::post_result(asio::any_completion_handler<signature> handler,
+                                       transport_result result) {
+  // post() runs the handler on its associated executor (ours if it has none) and keeps that
+  // executor's work count up until then; never inline.
+  asio::post(ex_, asio::append(std::move(handler), std::move(result)));
+}
+
+void curl_transport::impl::act(curl_socket_t fd, int events) {
+  int running = 0;
+  curl_multi_socket_action(multi_, fd, events, &running);
+  collect_finished();
+}
+
+void curl_transport::impl::collect_finished() {
+  int queued = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi_, &queued)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    // The message belongs to curl and dies with curl_multi_remove_handle: copy it first.
+    CURL* easy = msg->easy_handle;
+    const CURLcode code = msg->data.result;
+    char* priv = nullptr;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
+    auto* t = reinterpret_cast<transfer*>(priv);
+    complete(transfers_.find(t->id), t->request.finish(code));
+  }
+}
+
+void curl_transport::impl::arm(const std::shared_ptr<detail::socket_watch>& watch) {
+  if (stopping_ || watch->gone) return;
+  if ((watch->wanted & CURL_POLL_IN) != 0 && !watch->read_pending) {
+    watch->read_pending = true;
+    watch->socket.async_wait(asio::socket_base::wait_read,
+                             [self = shared_from_this(), watch](error_code ec) {
+                               self->on_ready(watch, CURL_CSELECT_IN, ec);
+                             });
+  }
+  if ((watch->wanted & CURL_POLL_OUT) != 0 && !watch->write_pending) {
+    watch->write_pending = true;
+    watch->socket.async_wait(asio::socket_base::wait_write,
+                             [self = shared_from_this(), watch](error_code ec) {
+                               self->on_ready(watch, CURL_CSELECT_OUT, ec);
+                             });
+  }
+}
+
+void curl_transport::impl::on_ready(const std::shared_ptr<detail::socket_watch>& watch, int event,
+                                    error_code ec) {
+  const bool reading = event == CURL_CSELECT_IN;
+  (reading ? watch->read_pending : watch->write_pending) = false;
+  // Closed, handed back, or the transport is gone: the descriptor number may already belong to
+  // another socket.
+  if (stopping_ || watch->gone) return;
+  if (ec == asio::error::operation_aborted) {
+    // Cancelled when curl stopped watching; if it wants the socket again by now, the socket
+    // callback could not arm a second wait while this one was pending, so arm it here.
+    arm(watch);
+    return;
+  }
+  // curl lost interest while this completion was queued; the socket callback re-arms if it
+  // comes back.
+  if ((watch->wanted & (reading ? CURL_POLL_IN : CURL_POLL_OUT)) == 0) return;
+  act(watch->fd, ec ? CURL_CSELECT_ERR : event);
+  // A wait that failed would fail again at once: leave the socket to curl's verdict (and its
+  // timeouts) rather than spin.
+  if (!ec) arm(watch);
+}
+
+int curl_transport::impl::on_socket(CURL*, curl_socket_t fd, int what, void* self, void*) {
+  auto& t = *static_cast<impl*>(self);
+  try {
+    if (auto watch = t.sockets_.want(fd, what)) t.arm(watch);
+    return 0;
+  } catch (...) {  // no exception may cross curl's C frames
+    return -1;
+  }
+}
+
+int curl_transport::impl::on_timer(CURLM*, long timeout_ms, void* self) {
+  auto& t = *static_cast<impl*>(self);
+  if (t.stopping_) return 0;
+  if (timeout_ms < 0) {
+    t.timer_.cancel();
+    return 0;
+  }
+  try {
+    // Even a 0 ms timeout goes through the timer: acting on it here would re-enter curl.
+    t.timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+    t.timer_.async_wait([self = t.shared_from_this()](error_code ec) {
+      // Aborted: curl asked for another time meanwhile, and a wait for that one is pending.
+      if (ec || self->stopping_) return;
+      self->act(CURL_SOCKET_TIMEOUT, 0);
+    });
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+curl_socket_t curl_transport::impl::on_open_socket(void* self, curlsocktype purpose,
+                                                   curl_sockaddr* address) {
+  if (purpose != CURLSOCKTYPE_IPCXN) return CURL_SOCKET_BAD;
+  return static_cast<impl*>(self)->sockets_.open(*address);
+}
+
+int curl_transport::impl::on_close_socket(void* self, curl_socket_t fd) {
+  return static_cast<impl*>(self)->sockets_.close(fd);
+}
+
+void curl_transport::impl::shutdown() {
+  if (stopping_) return;
+  stopping_ = true;
+  while (!transfers_.empty()) {
+    auto it = transfers_.begin();
+    complete(it, it->second->request.abandon());
+  }
+  timer_.cancel();
+  // Closes the pooled connections through on_close_socket, which still works: the socket
+  // table outlives this call.
+  curl_multi_cleanup(multi_);
+  multi_ = nullptr;
+  sockets_.clear();
+}
+
+curl_transport::curl_transport(asio::any_io_executor ex, curl_transport_options options)
+    : impl_(std::make_shared<impl>(std::move(ex), std::move(options))) {}
+
+curl_transport::~curl_transport() {
+  impl_->shutdown();
+}
+
+std::size_t curl_transport::in_flight() const noexcept {
+  return impl_->transfers_.size();
+}
+
+void curl_transport::send_impl(http_request req, asio::any_completion_handler<signature> handler) {
+  impl_->start(std::move(req), std::move(handler));
+}
+
+}  // namespace idem

@@ -1,0 +1,37 @@
+#include "idem/orders.hpp"
+
+namespace idem::orders {
+
+intent create(const order_request& req, key_format format) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& item : req.items) {
+    items.push_back({{"sku", item.sku},
+                     {"quantity", item.quantity},
+                     {"unit_price_minor", item.unit_price_minor}});
+  }
+  nlohmann::json payload = {{"merchant_order_id", req.merchant_order_id},
+                            {"customer_id", req.customer_id},
+                            {"currency", req.currency},
+                            {"amount_minor", req.amount_minor},
+                            {"items", std::move(items)}};
+  return intent::create({"POST", "/v1/orders"}, std::move(payload),
+                        {business_lookup::kind::order_created, req.merchant_order_id}, format);
+}
+
+intent pay(const std::string& order_id, const payment_request& req, key_format format) {
+  nlohmann::json payload = {{"amount_minor", req.amount_minor},
+                            {"currency", req.currency},
+                            {"payment_method", req.payment_method}};
+  return intent::create({"POST", "/v1/orders/" + order_id + "/payments"}, std::move(payload),
+                        {business_lookup::kind::payment_captured, order_id}, format);
+}
+
+intent cancel(const std::string& order_id, const std::string& reason, key_format format) {
+  // The reason is optional: an empty one is left out rather than sent as "".
+  nlohmann::json payload = nlohmann::json::object();
+  if (!reason.empty()) payload["reason"] = reason;
+  return intent::create({"POST", "/v1/orders/" + order_id + "/cancel"}, std::move(payload),
+                        {business_lookup::kind::order_cancelled, order_id}, format);
+}
+
+}  // namespace idem::orders

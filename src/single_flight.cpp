@@ -1,0 +1,27 @@
+#include "single_flight.hpp"
+
+namespace idem::detail {
+
+std::shared_ptr<submit_operation> single_flight::find(const std::string& key) const {
+  auto it = flights_.find(key);
+  return it == flights_.end() ? nullptr : it->second;
+}
+
+void single_flight::insert(const std::string& key, std::shared_ptr<submit_operation> op) {
+  flights_[key] = std::move(op);
+}
+
+void single_flight::erase(const std::string& key, const submit_operation* op) {
+  auto it = flights_.find(key);
+  if (it != flights_.end() && it->second.get() == op) flights_.erase(it);
+}
+
+std::vector<std::shared_ptr<submit_operation>> single_flight::all() const {
+  std::vector<std::shared_ptr<submit_operation>> out;
+  out.reserve(flights_.size());
+  for (const auto& [k, op] : flights_)
+    out.push_back(op);
+  return out;
+}
+
+}  // namespace idem::detail

@@ -1,0 +1,27 @@
+#pragma once
+// Internal: the submissions in flight, by key, so that a second submit of the same intent joins
+// the first instead of sending again. Used only on the client's strand: not synchronised.
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace idem::detail {
+
+class submit_operation;
+
+class single_flight {
+ public:
+  [[nodiscard]] std::shared_ptr<submit_operation> find(const std::string& key) const;
+  void insert(const std::string& key, std::shared_ptr<submit_operation> op);
+  // Removes `key` only if it still maps to `op` (a finished flight never evicts a newer one).
+  void erase(const std::string& key, const submit_operation* op);
+  [[nodiscard]] std::vector<std::shared_ptr<submit_operation>> all() const;
+  [[nodiscard]] std::size_t size() const { return flights_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<submit_operation>> flights_;
+};
+
+}  // namespace idem::detail

@@ -1,0 +1,470 @@
+#include "submit_operation.hpp"
+
+#include <algorithm>
+#include <boost/asio/append.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+
+#include "business_lookup.hpp"
+#include "http_facts.hpp"
+#include "idem/retry_after.hpp"
+
+namespace idem::detail {
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr std::string_view problem_base = "https://idem.example/problems/";
+
+milliseconds to_ms(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration_cast<milliseconds>(d);
+}
+
+}  // namespace
+
+void deliver(outcome_handler h, outcome o, const asio::any_io_executor& fallback) {
+  auto slot = asio::get_associated_cancellation_slot(h);
+  if (slot.is_connected()) slot.clear();
+  // post(ex, handler) runs the handler on its own associated executor (fallback: ex), later.
+  asio::post(fallback, asio::append(std::move(h), std::move(o)));
+}
+
+submit_operation::submit_operation(std::shared_ptr<client::core> core, intent what)
+    : core_(std::move(core)),
+      intent_(std::move(what)),
+      backoff_(core_->opts.backoff),
+      lookup_backoff_(core_->opts.backoff) {}
+
+void submit_operation::start() {
+  start_ = core_->sched->now();
+  deadline_.emplace(start_, core_->opts.deadline);
+  next_attempt();
+}
+
+std::shared_ptr<waiter_cancellation> watch_cancellation(
+    const outcome_handler& h, const asio::strand<asio::any_io_executor>& strand) {
+  auto state = std::make_shared<waiter_cancellation>();
+  auto slot = asio::get_associated_cancellation_slot(h);
+  if (slot.is_connected()) {
+    // The cancel may be emitted from another thread: hop onto the strand before touching state.
+    slot.assign([state, strand](asio::cancellation_type) {
+      state->requested = true;
+      asio::post(strand, [state] {
+        if (state->on_cancel) state->on_cancel();
+      });
+    });
+  }
+  return state;
+}
+
+void submit_operation::join(outcome_handler h,
+                            const std::shared_ptr<waiter_cancellation>& cancellation) {
+  const auto id = next_waiter_id_++;
+  // Keeps the waiter's executor from running out of work until its completion is posted.
+  auto work = asio::prefer(asio::get_associated_executor(h, core_->ex),
+                           asio::execution::outstanding_work.tracked);
+  waiters_.push_back(waiter{id, std::move(h), std::move(work)});
+  if (!cancellation) return;
+  std::weak_ptr<submit_operation> weak = weak_from_this();
+  cancellation->on_cancel = [weak, id] {
+    if (auto self = weak.lock()) self->on_waiter_cancelled(id);
+  };
+  if (cancellation->requested) on_waiter_cancelled(id);
+}
+
+void submit_operation::cancel() {
+  if (finished_) return;
+  cancelled_ = true;
+  signal_.emit(asio::cancellation_type::terminal);
+}
+
+void submit_operation::on_waiter_cancelled(std::uint64_t id) {
+  auto it =
+      std::find_if(waiters_.begin(), waiters_.end(), [id](const waiter& w) { return w.id == id; });
+  if (it == waiters_.end() || finished_) return;
+  if (waiters_.size() > 1) {
+    // Others still wait for this flight: this caller just leaves. The flight may still send,
+    // so what it leaves with is unresolved, never not_sent.
+    waiter w = std::move(*it);
+    waiters_.erase(it);
+    deliver(std::move(w.handler),
+            outcome(outcome_fields{.kind = outcome_kind::unresolved,
+                                   .attempts = attempts_,
+                                   .key = intent_.key().str(),
+                                   .elapsed = to_ms(core_->sched->now() - start_),
+                                   .last_transport_error = last_transport_error_}),
+            core_->ex);
+    return;
+  }
+  cancel();
+}
+
+milliseconds submit_operation::min_attempt() const {
+  // An attempt with no time at all is pointless, whatever the policy says.
+  return std::max(core_->opts.deadline.min_attempt, milliseconds{1});
+}
+
+std::string submit_operation::absolute(const std::string& path_or_url) const {
+  if (path_or_url.find("://") != std::string::npos) return path_or_url;
+  if (!path_or_url.empty() && path_or_url.front() != '/')
+    return core_->base_url + "/" + path_or_url;
+  return core_->base_url + path_or_url;
+}
+
+http_request submit_operation::make_request(std::string method, std::string url,
+                                            milliseconds timeout) const {
+  http_request req;
+  req.method = std::move(method);
+  req.url = std::move(url);
+  req.timeout = timeout;
+  req.headers.emplace_back("Authorization", "Bearer " + core_->opts.credentials.token);
+  req.headers.emplace_back("Accept", "application/json");
+  return req;
+}
+
+std::optional<milliseconds> submit_operation::retry_after_of(const http_response& r) const {
+  const std::string* value = find_header(r.headers, "Retry-After");
+  if (!value) return std::nullopt;
+  const std::string* date = find_header(r.headers, "Date");
+  return parse_retry_after(*value, date ? std::optional<std::string_view>(*date) : std::nullopt,
+                           core_->sched->wall_now());
+}
+
+void submit_operation::wait(milliseconds d, std::function<void()> next) {
+  core_->sched->async_wait(
+      d, asio::bind_cancellation_slot(
+             signal_.slot(),
+             asio::bind_executor(core_->strand, [self = shared_from_this(),
+                                                 next = std::move(next)](std::error_code) {
+               if (self->cancelled_) return self->finish_stopped();
+               next();
+             })));
+}
+
+void submit_operation::next_attempt() {
+  if (cancelled_) return finish_stopped();
+  const auto now = core_->sched->now();
+  if (!deadline_->can_start_attempt(now)) return settle();
+  if (!credentials_checked_) {
+    // A key belongs to the credentials it was first sent with; under others it would be an
+    // unrelated request on the server, so a resumed intent could execute twice.
+    if (!core_->store->bind_credentials(intent_.key(), core_->credentials_fingerprint)) {
+      return finish(outcome_fields{.kind = outcome_kind::rejected, .error = "foreign-credentials"});
+    }
+    credentials_checked_ = true;
+  }
+  send_write();
+}
+
+void submit_operation::send_write() {
+  const auto now = core_->sched->now();
+  const milliseconds timeout = deadline_->attempt_timeout(now);
+  auto req = make_request(intent_.op().method, absolute(intent_.op().path), timeout);
+  req.headers.emplace_back("Idempotency-Key", intent_.key().str());
+  req.headers.emplace_back("Content-Type", "application/json");
+  // Ask the server to wait for a busy first execution rather than answer 409 at once; sized so
+  // that its answer still arrives within this attempt's timeout (the server caps it at 10 s).
+  const auto wait_s = std::min<long long>(10, (timeout.count() - 1000) / 1000);
+  std::string prefer;
+  if (wait_s > 0) prefer = "wait=" + std::to_string(wait_s);
+  if (core_->opts.prefer_async) prefer += prefer.empty() ? "respond-async" : ", respond-async";
+  if (!prefer.empty()) req.headers.emplace_back("Prefer", prefer);
+  req.body = intent_.body();
+
+  ++attempts_;
+  if (attempts_ == 1) {
+    core_->budget.on_first_attempt(now);
+  } else {
+    core_->counters.retries.fetch_add(1, std::memory_order_relaxed);
+  }
+  core_->counters.attempts.fetch_add(1, std::memory_order_relaxed);
+  core_->store->record_attempt_started(intent_.key());
+  if (core_->opts.observer) {
+    core_->opts.observer->on_attempt_started(intent_.op().method, intent_.op().path, attempts_);
+  }
+  core_->net->async_send(
+      std::move(req),
+      asio::bind_cancellation_slot(
+          signal_.slot(),
+          asio::bind_executor(core_->strand, [self = shared_from_this()](transport_result r) {
+            self->on_write_done(std::move(r));
+          })));
+}
+
+void submit_operation::on_write_done(transport_result r) {
+  answer a;
+  if (r.failure != transport_failure::none) {
+    last_transport_error_ = r.ec;
+    a.cls = classify(attempt_facts{r.failure, 0, {}});
+  } else {
+    a.status = r.response.status;
+    a.body = std::move(r.response.body);
+    a.problem = problem_type_of(a.body);
+    a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
+    const std::string* replayed = find_header(r.response.headers, "Idempotent-Replayed");
+    a.replayed = replayed && *replayed == "true";
+    if (const std::string* loc = find_header(r.response.headers, "Location")) a.location = *loc;
+    a.retry_after = retry_after_of(r.response);
+  }
+  core_->store->record_attempt_finished(intent_.key(), a.cls);
+  if (core_->opts.observer) core_->opts.observer->on_attempt_finished(a.cls, a.status);
+  if (a.cls != attempt_class::not_sent) all_not_sent_ = false;
+  const bool before = may_have_executed_;
+  if (may_have_executed(a.cls)) may_have_executed_ = true;
+  if (a.cls == attempt_class::not_sent || a.cls == attempt_class::unknown) ++failed_;
+  if (a.status != 0) last_answer_ = a;
+  handle_answer(std::move(a), before);
+}
+
+void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
+  switch (a.cls) {
+    case attempt_class::succeeded:
+      if (a.status == 202) return begin_polling(a.location);
+      return finish(outcome_fields{.kind = outcome_kind::succeeded,
+                                   .status = a.status,
+                                   .body = std::move(a.body),
+                                   .problem_type = std::move(a.problem),
+                                   .replayed = a.replayed});
+    case attempt_class::client_bug:
+      return finish(outcome_fields{.kind = outcome_kind::rejected,
+                                   .status = a.status,
+                                   .body = std::move(a.body),
+                                   .problem_type = a.problem,
+                                   .error = std::string(problem_name(a.problem))});
+    case attempt_class::business_conflict:
+      // Our own earlier attempt may have created it (e.g. its key's record expired since):
+      // only the lookup can tell ours from someone else's.
+      if (may_have_executed_before) return settle();
+      [[fallthrough]];
+    case attempt_class::rejected:
+      return finish(outcome_fields{.kind = outcome_kind::rejected,
+                                   .status = a.status,
+                                   .body = std::move(a.body),
+                                   .problem_type = std::move(a.problem),
+                                   .replayed = a.replayed});
+    case attempt_class::not_sent:
+    case attempt_class::unknown:
+    case attempt_class::not_processed:
+    case attempt_class::in_progress:
+      if (polling_) return schedule_poll();
+      return schedule_retry(a.retry_after);
+  }
+}
+
+void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
+  if (cancelled_) return finish_stopped();
+  const auto& max_failed = core_->opts.max_failed_attempts;
+  if (max_failed && failed_ >= *max_failed) return settle();
+  const auto now = core_->sched->now();
+  // A server that asks for more than the time left will not take our write in time: stop
+  // writing now and keep the time for the lookup.
+  if (retry_after && !deadline_->sleep_fits(*retry_after, now)) return settle();
+  milliseconds delay = backoff_.next_delay(core_->rng);
+  if (retry_after) delay = std::max(delay, *retry_after);
+  if (!deadline_->sleep_fits(delay, now)) {
+    // Trim the jitter so that one more attempt still fits; never below Retry-After (it fits).
+    // No room at all would mean back-to-back attempts at the very end of the window.
+    const milliseconds room = deadline_->left_for_attempts(now) - min_attempt();
+    if (room <= milliseconds{0}) return settle();
+    delay = room;
+  }
+  if (core_->opts.observer) core_->opts.observer->on_backoff(delay);
+  wait(delay, [this] { acquire_token(); });
+}
+
+void submit_operation::acquire_token() {
+  const auto now = core_->sched->now();
+  if (core_->budget.try_spend(now)) return next_attempt();
+  // An empty budget means "not now", not "never": wait for the trickle within the deadline.
+  const milliseconds until = std::max(core_->budget.time_until_token(now), milliseconds{1});
+  if (!deadline_->sleep_fits(until, now)) return settle();
+  if (core_->opts.observer) core_->opts.observer->on_backoff(until);
+  wait(until, [this] { acquire_token(); });
+}
+
+void submit_operation::begin_polling(const std::string& location) {
+  polling_ = true;
+  if (!location.empty()) poll_url_ = absolute(location);
+  next_resend_ = core_->sched->now() + core_->opts.resend_interval;
+  schedule_poll();
+}
+
+void submit_operation::schedule_poll() {
+  if (cancelled_) return finish_stopped();
+  const auto now = core_->sched->now();
+  if (!deadline_->can_start_attempt(now)) return settle();
+  // Polls back to back (no room left to space them) would only hammer the server.
+  const milliseconds room = deadline_->left_for_attempts(now) - min_attempt();
+  if (room <= milliseconds{0}) return settle();
+  const milliseconds delay = std::clamp(core_->opts.poll_interval, milliseconds{1}, room);
+  wait(delay, [this] { poll_once(); });
+}
+
+void submit_operation::poll_once() {
+  const auto now = core_->sched->now();
+  if (!deadline_->can_start_attempt(now)) return settle();
+  // Re-sending the POST with the same key lets the server take over a crashed executor's
+  // expired lease; a busy original just answers 202 or 409 again.
+  if (poll_url_.empty() || now >= next_resend_) {
+    next_resend_ = now + core_->opts.resend_interval;
+    return next_attempt();
+  }
+  auto req = make_request("GET", poll_url_, deadline_->attempt_timeout(now));
+  core_->net->async_send(
+      std::move(req),
+      asio::bind_cancellation_slot(
+          signal_.slot(),
+          asio::bind_executor(core_->strand, [self = shared_from_this()](transport_result r) {
+            self->on_poll_done(std::move(r));
+          })));
+}
+
+void submit_operation::on_poll_done(transport_result r) {
+  if (cancelled_) return finish_stopped();
+  if (r.failure != transport_failure::none) {
+    last_transport_error_ = r.ec;
+    return schedule_poll();
+  }
+  if (r.response.status == 404) {
+    // The status record is gone (purged, or another server): ask with the POST itself.
+    next_resend_ = core_->sched->now();
+    return schedule_poll();
+  }
+  auto body = nlohmann::json::parse(r.response.body, nullptr, false);
+  if (r.response.status != 200 || !body.is_object()) return schedule_poll();
+  auto state = body.find("state");
+  auto response = body.find("response");
+  if (state == body.end() || *state != "COMPLETED" || response == body.end() ||
+      !response->is_object()) {
+    return schedule_poll();
+  }
+  answer a;
+  a.status = response->value("status", 0);
+  auto inner = response->find("body");
+  if (inner != response->end())
+    a.body = inner->is_string() ? inner->get<std::string>() : inner->dump();
+  a.problem = problem_type_of(a.body);
+  a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
+  if (a.cls == attempt_class::succeeded && a.status == 202) a.cls = attempt_class::unknown;
+  last_answer_ = a;
+  // The status resource answers for a write of ours that was accepted: it executed.
+  handle_answer(std::move(a), /*may_have_executed_before=*/true);
+}
+
+void submit_operation::settle() {
+  if (attempts_ == 0 || all_not_sent_) return finish_stopped();
+  if (cancelled_) return finish_stopped();
+  if (intent_.lookup().what == business_lookup::kind::none) return finish_stopped();
+  if (core_->opts.observer) core_->opts.observer->on_lookup_started();
+  send_lookup();
+}
+
+void submit_operation::send_lookup() {
+  if (cancelled_) return finish_stopped();
+  const auto now = core_->sched->now();
+  const milliseconds left = deadline_->left(now);
+  if (left < min_attempt()) return finish_stopped();
+  auto req = make_request("GET", absolute(lookup_path(intent_)),
+                          std::min(core_->opts.deadline.attempt_timeout, left));
+  core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
+  core_->net->async_send(
+      std::move(req),
+      asio::bind_cancellation_slot(
+          signal_.slot(),
+          asio::bind_executor(core_->strand, [self = shared_from_this()](transport_result r) {
+            self->on_lookup_done(std::move(r));
+          })));
+}
+
+void submit_operation::on_lookup_done(transport_result r) {
+  if (r.failure != transport_failure::none) last_transport_error_ = r.ec;
+  auto j = judge_lookup(intent_, r);
+  auto* obs = core_->opts.observer.get();
+  switch (j.verdict) {
+    case lookup_verdict::found:
+      if (obs) obs->on_lookup_finished(true);
+      return finish(outcome_fields{.kind = outcome_kind::succeeded,
+                                   .status = r.response.status,
+                                   .body = std::move(j.body),
+                                   .recovered_by_lookup = true});
+    case lookup_verdict::conflicting:
+      // The business ID holds other content: ours can never be created under it.
+      if (obs) obs->on_lookup_finished(false);
+      return finish(
+          outcome_fields{.kind = outcome_kind::rejected,
+                         .status = 409,
+                         .body = std::move(j.body),
+                         .problem_type = std::string(problem_base) + "duplicate-business-id"});
+    case lookup_verdict::not_found:
+      if (obs) obs->on_lookup_finished(false);
+      return finish_stopped();
+    case lookup_verdict::retry:
+      break;
+  }
+  if (cancelled_) return finish_stopped();
+  // A GET changes nothing: asking again is always safe, within the time left.
+  const auto now = core_->sched->now();
+  const milliseconds room = deadline_->left(now) - min_attempt();
+  milliseconds delay = lookup_backoff_.next_delay(core_->rng);
+  if (r.failure == transport_failure::none) {
+    if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);
+  }
+  if (delay > room) {
+    if (obs) obs->on_lookup_finished(false);
+    return finish_stopped();
+  }
+  if (obs) obs->on_backoff(delay);
+  wait(delay, [this] { send_lookup(); });
+}
+
+void submit_operation::finish_stopped() {
+  // Nothing left the machine: safe to report (and resume) as not sent. Anything else may have
+  // happened: unresolved, with the last answer we had for context.
+  if (attempts_ == 0 || all_not_sent_) {
+    return finish(outcome_fields{.kind = outcome_kind::not_sent});
+  }
+  return finish(outcome_fields{.kind = outcome_kind::unresolved,
+                               .status = last_answer_.status,
+                               .body = last_answer_.body,
+                               .problem_type = last_answer_.problem});
+}
+
+void submit_operation::finish(outcome_fields f) {
+  if (finished_) return;
+  finished_ = true;
+  auto self = shared_from_this();  // the registry may hold the last reference
+  f.attempts = attempts_;
+  f.key = intent_.key().str();
+  f.elapsed = to_ms(core_->sched->now() - start_);
+  f.last_transport_error = last_transport_error_;
+  outcome o(std::move(f));
+  core_->store->record_outcome(intent_.key(), o);
+  if (core_->opts.observer) core_->opts.observer->on_outcome(o.kind(), o.elapsed());
+  auto& c = core_->counters;
+  switch (o.kind()) {
+    case outcome_kind::succeeded:
+      c.succeeded.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case outcome_kind::rejected:
+      c.rejected.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case outcome_kind::not_sent:
+      c.not_sent.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case outcome_kind::unresolved:
+      c.unresolved.fetch_add(1, std::memory_order_relaxed);
+      break;
+  }
+  if (o.recovered_by_lookup()) c.recovered_by_lookup.fetch_add(1, std::memory_order_relaxed);
+  core_->flights.erase(intent_.key().str(), this);
+  auto waiters = std::move(waiters_);
+  waiters_.clear();
+  for (auto& w : waiters)
+    deliver(std::move(w.handler), o, core_->ex);
+}
+
+}  // namespace idem::detail

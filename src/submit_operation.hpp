@@ -1,0 +1,111 @@
+#pragma once
+// Internal: one submission of one intent (a "flight"): the retry loop, the 202 polling and the
+// lookup by business ID, as a small state machine on the client's strand. Callers that submit
+// the same intent while it is in flight join it as extra waiters.
+
+#include <boost/asio/any_completion_executor.hpp>
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "client_core.hpp"
+#include "idem/deadline.hpp"
+
+namespace idem::detail {
+
+using outcome_handler = boost::asio::any_completion_handler<void(outcome)>;
+
+// Completes `h` with `o`: posted (never inline) to its associated executor.
+void deliver(outcome_handler h, outcome o, const boost::asio::any_io_executor& fallback);
+
+// A caller's cancellation, shared by its slot handler (installed at once, on the caller's
+// thread) and the flight it joins later (on the strand), so that a cancel emitted before the
+// submission reaches the strand is not lost. `requested` is set at once on the emitting
+// thread; `on_cancel` is touched only on the strand.
+struct waiter_cancellation {
+  std::atomic<bool> requested{false};
+  std::function<void()> on_cancel;
+};
+
+// Installs the caller's slot handler, if it has a slot. Call before posting to the strand.
+std::shared_ptr<waiter_cancellation> watch_cancellation(
+    const outcome_handler& h, const boost::asio::strand<boost::asio::any_io_executor>& strand);
+
+class submit_operation : public std::enable_shared_from_this<submit_operation> {
+ public:
+  submit_operation(std::shared_ptr<client::core> core, intent what);
+  [[nodiscard]] const intent& what() const noexcept { return intent_; }
+  // All three: on the strand only.
+  void start();
+  void join(outcome_handler h, const std::shared_ptr<waiter_cancellation>& cancellation);
+  void cancel();  // stops the loop (client shutdown, or the last waiter cancelled)
+
+ private:
+  struct waiter {
+    std::uint64_t id;
+    outcome_handler handler;
+    boost::asio::any_completion_executor work;  // tracks outstanding work
+  };
+  // One answer to our POST (directly, or the final response found by polling a 202).
+  struct answer {
+    attempt_class cls = attempt_class::unknown;
+    int status = 0;
+    std::string body;
+    std::string problem;
+    bool replayed = false;
+    std::string location;
+    std::optional<std::chrono::milliseconds> retry_after;
+  };
+
+  void next_attempt();
+  void send_write();
+  void on_write_done(transport_result r);
+  void handle_answer(answer a, bool may_have_executed_before);
+  void schedule_retry(std::optional<std::chrono::milliseconds> retry_after);
+  void acquire_token();
+  void begin_polling(const std::string& location);
+  void schedule_poll();
+  void poll_once();
+  void on_poll_done(transport_result r);
+  void settle();  // writes are over: decide, via the lookup if needed
+  void send_lookup();
+  void on_lookup_done(transport_result r);
+  void finish_stopped();
+  void finish(outcome_fields f);
+  void on_waiter_cancelled(std::uint64_t id);
+  void wait(std::chrono::milliseconds d, std::function<void()> next);
+  [[nodiscard]] http_request make_request(std::string method, std::string url,
+                                          std::chrono::milliseconds timeout) const;
+  [[nodiscard]] std::string absolute(const std::string& path_or_url) const;
+  [[nodiscard]] std::optional<std::chrono::milliseconds> retry_after_of(
+      const http_response& r) const;
+  [[nodiscard]] std::chrono::milliseconds min_attempt() const;
+
+  std::shared_ptr<client::core> core_;
+  intent intent_;
+  std::chrono::steady_clock::time_point start_;
+  std::optional<deadline> deadline_;
+  backoff backoff_;
+  backoff lookup_backoff_;
+  boost::asio::cancellation_signal signal_;  // cancels the one wait or transfer outstanding
+  std::vector<waiter> waiters_;
+  std::uint64_t next_waiter_id_ = 0;
+
+  std::uint32_t attempts_ = 0;  // writes sent
+  std::uint32_t failed_ = 0;    // attempts that were not_sent or unknown
+  bool all_not_sent_ = true;    // every write so far provably never left
+  bool may_have_executed_ = false;
+  bool credentials_checked_ = false;
+  bool cancelled_ = false;
+  bool finished_ = false;
+  bool polling_ = false;
+  std::string poll_url_;
+  std::chrono::steady_clock::time_point next_resend_;
+  std::error_code last_transport_error_;
+  answer last_answer_;  // the last HTTP answer to a write, for an unresolved outcome's status
+};
+
+}  // namespace idem::detail

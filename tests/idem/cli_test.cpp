@@ -1,0 +1,272 @@
+// idem-cli (tools/idem_cli): command-line parsing, the JSON it prints, the exit status, and the
+// submit and load commands end to end against the in-process mock server.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "idem_cli/command_line.hpp"
+#include "idem_cli/duration.hpp"
+#include "idem_cli/exit_status.hpp"
+#include "idem_cli/latency.hpp"
+#include "idem_cli/load_command.hpp"
+#include "idem_cli/progress_bar.hpp"
+#include "idem_cli/submit_command.hpp"
+#include "idem_cli/summary.hpp"
+#include "tests/support/running_server.hpp"
+
+namespace idem::cli {
+namespace {
+
+using namespace std::chrono_literals;
+using strings = std::vector<std::string>;
+
+const char* order_json =
+    R"({"merchant_order_id":"cli-1","customer_id":"c1","currency":"EUR","amount_minor":1500,)"
+    R"("items":[{"sku":"book","quantity":3,"unit_price_minor":500}]})";
+
+std::string usage_message(const strings& args) {
+  auto cmd = parse_command_line(args);
+  auto* error = std::get_if<usage_error>(&cmd);
+  return error ? error->message : "<no usage error>";
+}
+
+TEST(CliCommandLine, LoadFlagsAreParsedInBothForms) {
+  auto cmd = parse_command_line({"load", "--url", "http://h:1", "--token=t", "--orders", "300",
+                                 "--pay", "--concurrency=8", "--deadline", "2m"});
+  auto* load = std::get_if<load_args>(&cmd);
+  ASSERT_NE(load, nullptr) << usage_message({});
+  EXPECT_EQ(load->url, "http://h:1");
+  EXPECT_EQ(load->token, "t");
+  EXPECT_EQ(load->orders, 300u);
+  EXPECT_TRUE(load->pay);
+  EXPECT_EQ(load->concurrency, 8u);
+  EXPECT_EQ(load->deadline, 120s);
+}
+
+TEST(CliCommandLine, LoadDefaultsFollowTheContract) {
+  auto cmd = parse_command_line({"load", "--url", "u", "--token", "t", "--orders", "1"});
+  auto* load = std::get_if<load_args>(&cmd);
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->concurrency, 16u);
+  EXPECT_FALSE(load->pay);
+  EXPECT_EQ(load->deadline, 30s);
+}
+
+TEST(CliCommandLine, SubmitFlagsAreParsed) {
+  auto cmd = parse_command_line({"submit", "--url", "u", "--token", "t", "--method", "POST",
+                                 "--path", "/v1/orders", "--data", order_json, "--business-id",
+                                 "cli-1", "--deadline", "500ms"});
+  auto* submit = std::get_if<submit_args>(&cmd);
+  ASSERT_NE(submit, nullptr);
+  EXPECT_EQ(submit->path, "/v1/orders");
+  EXPECT_EQ(submit->business_id, "cli-1");
+  EXPECT_EQ(submit->deadline, 500ms);
+}
+
+TEST(CliCommandLine, BadCommandLinesAreUsageErrors) {
+  const strings base = {"load", "--url", "u", "--token", "t"};
+  auto with = [&](strings extra) {
+    strings all = base;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return all;
+  };
+  EXPECT_EQ(usage_message({}), "missing command");
+  EXPECT_EQ(usage_message({"frobnicate"}), "unknown command 'frobnicate'");
+  EXPECT_EQ(usage_message(base), "missing --orders");
+  EXPECT_EQ(usage_message(with({"--orders", "0"})), "bad --orders '0' (a count >= 1)");
+  EXPECT_EQ(usage_message(with({"--orders", "12x"})), "bad --orders '12x' (a count >= 1)");
+  EXPECT_EQ(usage_message(with({"--orders", "1", "--bogus", "1"})), "unknown flag --bogus");
+  EXPECT_EQ(usage_message(with({"--orders", "1", "--orders", "2"})), "--orders given twice");
+  EXPECT_EQ(usage_message(with({"--orders"})), "--orders needs a value");
+  EXPECT_EQ(usage_message(with({"--orders", "1", "--pay=yes"})), "--pay takes no value");
+  EXPECT_EQ(usage_message(with({"--orders", "1", "--deadline", "soon"})),
+            "bad --deadline 'soon' (e.g. 30s, 500ms)");
+  EXPECT_EQ(usage_message(with({"--orders", "1", "stray"})), "unexpected argument 'stray'");
+  EXPECT_EQ(usage_message({"submit", "--url", "u", "--token", "t", "--path", "/v1/orders", "--data",
+                           "{not json", "--business-id", "x"}),
+            "--data is not valid JSON");
+  EXPECT_EQ(usage_message(
+                {"submit", "--url", "u", "--token", "t", "--path", "/v1/orders", "--data", "{}"}),
+            "missing --business-id");
+}
+
+TEST(CliCommandLine, JournalIsRefusedUntilTheDurableJournalExists) {
+  EXPECT_EQ(
+      usage_message({"load", "--url", "u", "--token", "t", "--orders", "1", "--journal", "j.db"}),
+      journal_not_supported);
+  EXPECT_EQ(usage_message({"resume", "--journal", "j.db"}), journal_not_supported);
+  EXPECT_EQ(usage_message({"journal", "--journal", "j.db"}), journal_not_supported);
+}
+
+TEST(CliCommandLine, HelpIsNotAnError) {
+  EXPECT_TRUE(std::holds_alternative<help_request>(parse_command_line({"--help"})));
+}
+
+TEST(CliDuration, AcceptsUnitsAndRejectsGarbage) {
+  EXPECT_EQ(parse_duration("30s"), 30s);
+  EXPECT_EQ(parse_duration("30"), 30s);
+  EXPECT_EQ(parse_duration("250ms"), 250ms);
+  EXPECT_EQ(parse_duration("2m"), 2min);
+  EXPECT_EQ(parse_duration("1h"), 1h);
+  for (const char* bad : {"", "s", "0s", "-1s", "1.5s", "3d", "99999999999999999h"}) {
+    EXPECT_EQ(parse_duration(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(CliExitStatus, MapsOutcomesAsTheContractSays) {
+  EXPECT_EQ(exit_status_for({.succeeded = 5}), 0);
+  EXPECT_EQ(exit_status_for({}), 0);
+  EXPECT_EQ(exit_status_for({.succeeded = 5, .rejected = 1}), 1);
+  EXPECT_EQ(exit_status_for({.succeeded = 5, .rejected = 1, .unresolved = 1}), 3);
+  EXPECT_EQ(exit_status_for({.not_sent = 1}), 3);
+  EXPECT_EQ(exit_usage, 2);
+}
+
+TEST(CliLatency, PercentileIsTheNearestRank) {
+  std::vector<std::chrono::microseconds> samples;
+  for (int n = 100; n >= 1; --n)
+    samples.emplace_back(n);
+  EXPECT_EQ(percentile(samples, 50), std::chrono::microseconds{50});
+  EXPECT_EQ(percentile(samples, 99), std::chrono::microseconds{99});
+  std::vector<std::chrono::microseconds> none;
+  EXPECT_EQ(percentile(none, 50), std::chrono::microseconds{0});
+}
+
+TEST(CliSummary, LoadSummaryHasExactlyTheContractFields) {
+  const load_summary s{.intents = 10,
+                       .counts = {.succeeded = 7, .rejected = 1, .not_sent = 1, .unresolved = 1},
+                       .recovered_by_lookup = 2,
+                       .attempts = 15,
+                       .retries = 5,
+                       .p50 = std::chrono::microseconds{1'234},
+                       .p99 = std::chrono::microseconds{20'000},
+                       .elapsed = 900ms};
+  const auto j = to_json(s);
+  strings keys;
+  for (const auto& [k, v] : j.items())
+    keys.push_back(k);
+  EXPECT_EQ(keys,
+            (strings{"attempts", "elapsed_ms", "intents", "not_sent", "p50_ms", "p99_ms",
+                     "recovered_by_lookup", "rejected", "retries", "succeeded", "unresolved"}));
+  EXPECT_EQ(j["succeeded"], 7);
+  EXPECT_EQ(j["not_sent"], 1);
+  EXPECT_EQ(j["retries"], 5);
+  EXPECT_DOUBLE_EQ(j["p50_ms"].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(j["p99_ms"].get<double>(), 20.0);
+  EXPECT_EQ(j["elapsed_ms"], 900);
+}
+
+TEST(CliSummary, OutcomeJsonCarriesTheDecidingAnswer) {
+  const auto j = to_json(outcome(outcome_fields{.kind = outcome_kind::succeeded,
+                                                .status = 201,
+                                                .body = R"({"id":"ord_1"})",
+                                                .replayed = true,
+                                                .attempts = 2,
+                                                .key = "k-1",
+                                                .elapsed = 42ms}));
+  EXPECT_EQ(j["outcome"], "succeeded");
+  EXPECT_EQ(j["status"], 201);
+  EXPECT_EQ(j["body"]["id"], "ord_1");
+  EXPECT_EQ(j["replayed"], true);
+  EXPECT_EQ(j["recovered_by_lookup"], false);
+  EXPECT_EQ(j["attempts"], 2);
+  EXPECT_EQ(j["key"], "k-1");
+  EXPECT_EQ(j["elapsed_ms"], 42);
+  EXPECT_FALSE(j.contains("error"));
+}
+
+TEST(CliSummary, OutcomeJsonWithoutAnswerHasNullsAndNamesAClientBug) {
+  const auto open = to_json(outcome{});
+  EXPECT_EQ(open["outcome"], "unresolved");
+  EXPECT_TRUE(open["status"].is_null());
+  EXPECT_TRUE(open["body"].is_null());
+  const auto bug = to_json(outcome(outcome_fields{.kind = outcome_kind::rejected,
+                                                  .status = 422,
+                                                  .body = "not json",
+                                                  .error = "idempotency-key-mismatch"}));
+  EXPECT_EQ(bug["error"], "idempotency-key-mismatch");
+  EXPECT_EQ(bug["body"], "not json");
+}
+
+TEST(CliProgress, RendersCountsAndAFilledBar) {
+  const auto line = render_progress(
+      {.done = 5, .total = 10, .succeeded = 4, .open = 1, .rejected = 0, .elapsed = 1s}, 10);
+  EXPECT_EQ(line, "[#####-----] 5/10  ok 4  rejected 0  open 1  5.0/s");
+}
+
+TEST(CliProgress, DisabledBarWritesNothing) {
+  std::ostringstream out;
+  progress_bar bar(out, /*enabled=*/false);
+  bar.update({.done = 1, .total = 2});
+  bar.finish({.done = 2, .total = 2});
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(CliSubmit, LookupFollowsThePath) {
+  using kind = business_lookup::kind;
+  EXPECT_EQ(lookup_for("/v1/orders", "m-1").what, kind::order_created);
+  EXPECT_EQ(lookup_for("/v1/orders/ord_1/payments", "ord_1").what, kind::payment_captured);
+  EXPECT_EQ(lookup_for("/v1/orders/ord_1/cancel", "ord_1").what, kind::order_cancelled);
+  EXPECT_EQ(lookup_for("/v1/other", "x").what, kind::none);
+}
+
+std::string url_of(const testing::running_server& server) {
+  return "http://127.0.0.1:" + std::to_string(server.port());
+}
+
+TEST(CliSubmit, CreatesAnOrderAndPrintsItsOutcome) {
+  testing::running_server server;
+  submit_args args{.url = url_of(server),
+                   .token = "shop-1",
+                   .path = "/v1/orders",
+                   .data = order_json,
+                   .business_id = "cli-1"};
+  std::ostringstream out;
+  EXPECT_EQ(run_submit(args, out), exit_all_succeeded);
+  const auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["outcome"], "succeeded");
+  EXPECT_EQ(j["status"], 201);
+  EXPECT_EQ(j["body"]["merchant_order_id"], "cli-1");
+}
+
+TEST(CliSubmit, ADefiniteFailureIsRejectedWithExitStatusOne) {
+  testing::running_server server;
+  submit_args args{.url = url_of(server),
+                   .token = "shop-1",
+                   .path = "/v1/orders/ord_missing/payments",
+                   .data = R"({"amount_minor":1500,"currency":"EUR","payment_method":"card"})",
+                   .business_id = "ord_missing"};
+  std::ostringstream out;
+  EXPECT_EQ(run_submit(args, out), exit_some_rejected);
+  EXPECT_EQ(nlohmann::json::parse(out.str())["status"], 404);
+}
+
+TEST(CliLoad, OrdersAndTheirPaymentsAllSucceed) {
+  testing::running_server server;
+  std::ostringstream progress_out;
+  const load_summary s = run_load(
+      {.url = url_of(server), .token = "shop-1", .orders = 20, .concurrency = 4, .pay = true},
+      progress_out, /*show_progress=*/false);
+  EXPECT_EQ(s.intents, 40u);
+  EXPECT_EQ(s.counts.succeeded, 40u);
+  EXPECT_EQ(exit_status_for(s.counts), exit_all_succeeded);
+  EXPECT_EQ(s.attempts, 40u);
+  EXPECT_EQ(s.retries, 0u);
+  EXPECT_EQ(progress_out.str(), "");
+}
+
+TEST(CliLoad, PaymentsOfOrdersThatNeverSucceededCountAsNotSent) {
+  // Nothing listens on port 1: every create is not sent, so no payment is ever created.
+  const load_summary s = run_load(
+      {.url = "http://127.0.0.1:1", .token = "t", .orders = 3, .pay = true, .deadline = 1s},
+      std::cerr, /*show_progress=*/false);
+  EXPECT_EQ(s.intents, 6u);
+  EXPECT_EQ(s.counts.not_sent, 6u);
+  EXPECT_EQ(exit_status_for(s.counts), exit_some_open);
+}
+
+}  // namespace
+}  // namespace idem::cli

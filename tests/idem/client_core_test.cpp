@@ -1,0 +1,376 @@
+// The retry loop in virtual time: one key per intent, what each class of answer leads to, the
+// deadline, Retry-After and the retry budget.
+
+#include <set>
+
+#include "support/client_fixture.hpp"
+
+namespace idem::test {
+namespace {
+
+using idem::testing::failed;
+using idem::testing::problem;
+using idem::testing::reply;
+
+// Answers POSTs from `script` in order (the last one repeats) and GETs with `get`.
+fake_transport::responder script(std::vector<fake_reply> posts,
+                                 std::function<fake_reply(const http_request&)> get = nullptr) {
+  auto n = std::make_shared<std::size_t>(0);
+  return [posts = std::move(posts), get = std::move(get), n](const http_request& r) {
+    if (r.method == "GET") return get ? get(r) : reply(200, R"({"data":[]})");
+    const auto i = std::min(*n, posts.size() - 1);
+    ++*n;
+    return posts[i];
+  };
+}
+
+std::set<std::string> keys_sent(const fake_transport& net) {
+  std::set<std::string> keys;
+  for (const auto& r : net.requests("POST"))
+    keys.insert(*header_of(r, "Idempotency-Key"));
+  return keys;
+}
+
+TEST_F(client_test, KeyIsIdenticalAcrossAllAttempts) {
+  auto c = make_client();
+  auto order = orders::create(sample_order());
+  net->respond(script({reply(503), failed(transport_failure::unknown), reply(502),
+                       failed(transport_failure::not_sent), reply(201, R"({"id":"ord_1"})")}));
+  auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_EQ(o.status(), 201);
+  EXPECT_EQ(o.attempts(), 5u);
+  EXPECT_EQ(o.key(), order.key().str());
+  EXPECT_EQ(keys_sent(*net), std::set<std::string>{order.key().str()});
+  for (const auto& r : net->requests("POST")) {
+    EXPECT_EQ(r.body, order.body());
+    EXPECT_EQ(r.url, "http://api.test/v1/orders");
+    EXPECT_EQ(*header_of(r, "Authorization"), "Bearer token-a");
+  }
+}
+
+TEST_F(client_test, DifferentIntentsGetDifferentKeysAndCopiesShareOne) {
+  auto a = orders::create(sample_order());
+  auto b = orders::create(sample_order());  // same content, a new intent: a new key
+  auto a_copy = a;
+  EXPECT_NE(a.key(), b.key());
+  EXPECT_EQ(a_copy.key(), a.key());
+  EXPECT_EQ(&a_copy.payload(), &a.payload());  // the same frozen data, not a copy of it
+  auto c = make_client();
+  net->respond(script({reply(201)}));
+  EXPECT_EQ(submit(*c, a).kind(), outcome_kind::succeeded);
+  EXPECT_EQ(submit(*c, b).kind(), outcome_kind::succeeded);
+  EXPECT_EQ(keys_sent(*net).size(), 2u);
+}
+
+TEST_F(client_test, ReplayIsReportedAsSucceededAndReplayed) {
+  auto c = make_client();
+  net->respond(script({reply(201, "{}", {{"Idempotent-Replayed", "true"}})}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(o.replayed());
+  EXPECT_FALSE(o.recovered_by_lookup());
+}
+
+struct retry_row {
+  const char* name;
+  fake_reply first;
+};
+
+class retryable_answer : public client_test, public ::testing::WithParamInterface<retry_row> {};
+
+TEST_P(retryable_answer, IsRetriedWithTheSameKey) {
+  auto c = make_client();
+  auto order = orders::create(sample_order());
+  net->respond(script({GetParam().first, reply(201)}));
+  auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_EQ(o.attempts(), 2u);
+  EXPECT_EQ(keys_sent(*net).size(), 1u);
+  EXPECT_TRUE(net->requests("GET").empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ContractTable, retryable_answer,
+    ::testing::Values(retry_row{"not_sent", failed(transport_failure::not_sent)},
+                      retry_row{"unknown", failed(transport_failure::unknown)},
+                      retry_row{"s500", reply(500)}, retry_row{"s502", reply(502)},
+                      retry_row{"s503", reply(503)}, retry_row{"s504", reply(504)},
+                      retry_row{"s408", reply(408)}, retry_row{"s302", reply(302)},
+                      retry_row{"s429", problem(429, "rate-limited", {{"Retry-After", "1"}})},
+                      retry_row{"in_progress", problem(409, "idempotency-request-in-progress",
+                                                       {{"Retry-After", "1"}})}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+struct final_row {
+  const char* name;
+  fake_reply answer;
+  std::string error;
+};
+
+class final_answer : public client_test, public ::testing::WithParamInterface<final_row> {};
+
+TEST_P(final_answer, IsRejectedAfterOneAttempt) {
+  auto c = make_client();
+  net->respond(script({GetParam().answer}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::rejected);
+  EXPECT_EQ(o.attempts(), 1u);
+  EXPECT_EQ(o.status(), GetParam().answer.result.response.status);
+  EXPECT_EQ(o.error(), GetParam().error);
+  EXPECT_TRUE(net->requests("GET").empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ContractTable, final_answer,
+    ::testing::Values(final_row{"key_mismatch", problem(422, "idempotency-key-mismatch"),
+                                "idempotency-key-mismatch"},
+                      final_row{"validation", problem(400, "validation-failed"), ""},
+                      final_row{"unauthenticated", problem(401, "unauthenticated"), ""},
+                      final_row{"declined", problem(402, "payment-declined"), ""},
+                      final_row{"not_found", problem(404, "not-found"), ""},
+                      final_row{"invalid_state", problem(409, "invalid-state-transition"), ""},
+                      // First attempt: nothing of ours can have executed, so it is someone else's.
+                      final_row{"duplicate_business_id", problem(409, "duplicate-business-id"),
+                                ""}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST_F(client_test, DuplicateBusinessIdAfterAMaybeExecutedAttemptIsSettledByLookup) {
+  auto c = make_client();
+  auto req = sample_order();
+  net->respond(script({failed(transport_failure::unknown), problem(409, "duplicate-business-id")},
+                      [&](const http_request&) {
+                        return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+                      }));
+  auto o = submit(*c, orders::create(req));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(o.recovered_by_lookup());
+  EXPECT_EQ(o.attempts(), 2u);
+}
+
+TEST_F(client_test, DeadlineIsNeverExceededWhileTheServerFails) {
+  auto opts = options();
+  opts.deadline = {.total = 10s, .lookup_reserve = 2s, .min_attempt = 100ms, .attempt_timeout = 3s};
+  auto c = make_client(opts);
+  // Every write times out after being sent: each one eats its whole timeout in virtual time.
+  fake_reply slow = reply(201);
+  slow.takes = 1h;
+  net->respond(script({slow}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::unresolved);
+  EXPECT_LE(clock->elapsed(), 10s);
+  EXPECT_LE(o.elapsed(), 10s);
+  EXPECT_GE(o.attempts(), 2u);
+  EXPECT_EQ(net->requests("GET").size(), 1u);  // the lookup ran, and found nothing
+  for (const auto& r : net->requests("POST"))
+    EXPECT_LE(r.timeout, 3s);
+}
+
+TEST_F(client_test, HugeRetryAfterEndsTheRetriesAndGoesToTheLookup) {
+  auto c = make_client();
+  net->respond(script({reply(503, "", {{"Retry-After", "99999999999"}})}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::unresolved);
+  EXPECT_EQ(o.attempts(), 1u);
+  EXPECT_EQ(net->requests("GET").size(), 1u);
+  EXPECT_LE(clock->elapsed(), options().deadline.total);
+}
+
+TEST_F(client_test, RetryAfterIsHonouredAsAMinimumWait) {
+  auto opts = options();
+  opts.backoff = full_jitter{.base = 1ms, .cap = 2ms};
+  auto c = make_client(opts);
+  net->respond(script({problem(429, "rate-limited", {{"Retry-After", "4"}}), reply(201)}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  ASSERT_FALSE(clock->waits().empty());
+  EXPECT_GE(clock->waits().front(), 4s);
+}
+
+TEST_F(client_test, PreferWaitIsSizedToTheAttemptAndAtMostTen) {
+  auto opts = options();
+  opts.deadline.attempt_timeout = 60s;
+  opts.deadline.total = 120s;
+  auto c = make_client(opts);
+  net->respond(script({reply(201)}));
+  (void)submit(*c, orders::create(sample_order()));
+  auto posts = net->requests("POST");
+  ASSERT_EQ(posts.size(), 1u);
+  ASSERT_NE(header_of(posts[0], "Prefer"), nullptr);
+  EXPECT_EQ(*header_of(posts[0], "Prefer"), "wait=10");
+}
+
+TEST_F(client_test, EmptyBudgetMakesRetriesWaitInsteadOfGivingUp) {
+  auto opts = options();
+  opts.retry_budget = {.reserve = 1, .per_first_attempt = 0, .trickle_per_second = 0.5};
+  opts.backoff = full_jitter{.base = 1ms, .cap = 1ms};
+  auto c = make_client(opts);
+  net->respond(script({reply(503), reply(503), reply(503), reply(503), reply(201)}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_EQ(o.attempts(), 5u);
+  // Four retries from one token in the bucket at a trickle of one per two seconds: the loop
+  // must have waited about six seconds of virtual time for tokens, not given up.
+  EXPECT_GE(clock->elapsed(), 5s);
+}
+
+TEST_F(client_test, LookupFindsTheOrderWhoseEveryResponseWasLost) {
+  auto opts = options();
+  opts.max_failed_attempts = 3;
+  auto c = make_client(opts);
+  auto req = sample_order("m-lost");
+  auto order = orders::create(req);
+  net->respond(script({failed(transport_failure::unknown)}, [&](const http_request& r) {
+    EXPECT_EQ(r.url, "http://api.test/v1/orders?merchant_order_id=m-lost");
+    return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+  }));
+  auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(o.recovered_by_lookup());
+  EXPECT_EQ(o.attempts(), 3u);
+  EXPECT_EQ(nlohmann::json::parse(o.body())["id"], "ord_1");
+  EXPECT_EQ(c->counters().recovered_by_lookup, 1u);
+  EXPECT_EQ(c->counters().lookups, 1u);
+}
+
+TEST_F(client_test, LookupFindingOtherContentRejects) {
+  auto opts = options();
+  opts.max_failed_attempts = 1;
+  auto c = make_client(opts);
+  auto req = sample_order("m-taken");
+  auto theirs = req;
+  theirs.amount_minor = 999;
+  net->respond(script({failed(transport_failure::unknown)}, [&](const http_request&) {
+    return reply(200, nlohmann::json{{"data", {order_json(theirs)}}}.dump());
+  }));
+  auto o = submit(*c, orders::create(req));
+  EXPECT_EQ(o.kind(), outcome_kind::rejected);
+  EXPECT_EQ(problem_name(o.problem_type()), "duplicate-business-id");
+}
+
+TEST_F(client_test, LookupIsRetriedWhenItFails) {
+  auto opts = options();
+  opts.max_failed_attempts = 1;
+  auto c = make_client(opts);
+  auto req = sample_order();
+  auto gets = std::make_shared<int>(0);
+  net->respond(script({failed(transport_failure::unknown)}, [&, gets](const http_request&) {
+    if ((*gets)++ < 2) return reply(503);
+    return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+  }));
+  auto o = submit(*c, orders::create(req));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(o.recovered_by_lookup());
+  EXPECT_EQ(net->requests("GET").size(), 3u);
+}
+
+TEST_F(client_test, PaymentAndCancelLookupsFindTheirResults) {
+  auto opts = options();
+  opts.max_failed_attempts = 1;
+  auto c = make_client(opts);
+  auto req = sample_order();
+  auto paid = order_json(
+      req, "PAID",
+      {{{"id", "pay_1"}, {"amount_minor", 1500}, {"currency", "EUR"}, {"status", "CAPTURED"}}});
+  net->respond(script({failed(transport_failure::unknown)}, [&](const http_request& r) {
+    EXPECT_EQ(r.url, "http://api.test/v1/orders/ord_1");
+    return reply(200, paid.dump());
+  }));
+  auto pay = submit(*c, orders::pay("ord_1", {.amount_minor = 1500, .currency = "EUR"}));
+  EXPECT_EQ(pay.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(pay.recovered_by_lookup());
+  auto other_amount = submit(*c, orders::pay("ord_1", {.amount_minor = 10, .currency = "EUR"}));
+  EXPECT_EQ(other_amount.kind(), outcome_kind::unresolved);
+  auto cancel = submit(*c, orders::cancel("ord_1"));
+  EXPECT_EQ(cancel.kind(), outcome_kind::unresolved);  // PAID is not CANCELLED
+  paid["status"] = "CANCELLED";
+  auto cancel2 = submit(*c, orders::cancel("ord_1", "customer asked"));
+  EXPECT_EQ(cancel2.kind(), outcome_kind::succeeded);
+}
+
+TEST_F(client_test, NotSentWhenTheServerIsDeadThroughout) {
+  auto c = make_client();
+  net->respond([](const http_request&) { return failed(transport_failure::not_sent); });
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::not_sent);
+  EXPECT_GE(o.attempts(), 2u);
+  EXPECT_TRUE(net->requests("GET").empty());  // nothing happened: nothing to look up
+  EXPECT_EQ(o.last_transport_error(), std::make_error_code(std::errc::connection_refused));
+  EXPECT_LE(clock->elapsed(), options().deadline.total);
+}
+
+TEST_F(client_test, InProgressWaitsAndSucceedsWithoutUsingAttempts) {
+  auto opts = options();
+  opts.max_failed_attempts = 1;
+  auto c = make_client(opts);
+  auto busy = problem(409, "idempotency-request-in-progress", {{"Retry-After", "1"}});
+  auto limited = problem(429, "rate-limited", {{"Retry-After", "1"}});
+  net->respond(script({busy, busy, limited, busy, busy, reply(201)}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_EQ(o.attempts(), 6u);
+  EXPECT_TRUE(net->requests("GET").empty());
+}
+
+TEST_F(client_test, FailedAttemptCapEndsWritesAndLooksUp) {
+  auto opts = options();
+  opts.max_failed_attempts = 2;
+  auto c = make_client(opts);
+  net->respond(script({reply(500)}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::unresolved);
+  EXPECT_EQ(o.attempts(), 2u);
+  EXPECT_EQ(o.status(), 500);
+  EXPECT_EQ(net->requests("GET").size(), 1u);
+}
+
+TEST_F(client_test, KeyFirstSentUnderOtherCredentialsIsRefused) {
+  auto store = std::make_shared<memory_intent_store>();
+  auto opts = options();
+  opts.store = store;
+  opts.max_failed_attempts = 1;
+  auto a = make_client(opts);
+  auto order = orders::create(sample_order());
+  net->respond(script({reply(503)}));
+  EXPECT_EQ(submit(*a, order).kind(), outcome_kind::unresolved);
+  const auto sent = net->requests().size();
+
+  opts.credentials = bearer_token{"token-b"};
+  auto b = make_client(opts);
+  auto o = submit(*b, order);
+  EXPECT_EQ(o.kind(), outcome_kind::rejected);
+  EXPECT_EQ(o.error(), "foreign-credentials");
+  EXPECT_EQ(o.attempts(), 0u);
+  EXPECT_EQ(net->requests().size(), sent);  // nothing was sent under the other token
+  // Resuming under the original credentials is fine.
+  net->respond(script({reply(201)}));
+  EXPECT_EQ(submit(*a, order).kind(), outcome_kind::succeeded);
+}
+
+TEST_F(client_test, StoreSeesEveryStateChange) {
+  auto store = std::make_shared<memory_intent_store>();
+  auto opts = options();
+  opts.store = store;
+  opts.max_failed_attempts = 1;
+  auto c = make_client(opts);
+  auto open = orders::create(sample_order("m-open"));
+  auto done = orders::create(sample_order("m-done"));
+  net->respond(script({reply(503)}));
+  EXPECT_EQ(submit(*c, open).kind(), outcome_kind::unresolved);
+  net->respond(script({reply(201)}));
+  EXPECT_EQ(submit(*c, done).kind(), outcome_kind::succeeded);
+  auto rec = store->find(open.key());
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->attempts, 1u);
+  EXPECT_EQ(rec->last_class, attempt_class::unknown);
+  EXPECT_EQ(rec->final_kind, outcome_kind::unresolved);
+  EXPECT_TRUE(rec->credentials_fingerprint.has_value());
+  EXPECT_EQ(rec->credentials_fingerprint->find("token"), std::string::npos);
+  auto still_open = store->open_intents();
+  ASSERT_EQ(still_open.size(), 1u);
+  EXPECT_EQ(still_open[0].what.key(), open.key());
+  EXPECT_TRUE(still_open[0].what.same_request(open));
+}
+
+}  // namespace
+}  // namespace idem::test

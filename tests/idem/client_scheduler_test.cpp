@@ -1,0 +1,109 @@
+// The clocks the client runs on: the production asio_scheduler (no test waits on it for real:
+// only zero waits and cancelled ones), the virtual fake_scheduler, and the immutable intent.
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/io_context.hpp>
+#include <optional>
+
+#include "idem/intent.hpp"
+#include "idem/orders.hpp"
+#include "idem/scheduler.hpp"
+#include "idem/testing/fake_scheduler.hpp"
+
+namespace idem {
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using idem::testing::fake_scheduler;
+
+TEST(asio_scheduler_test, ZeroWaitCompletesLaterNotInline) {
+  asio::io_context io;
+  asio_scheduler s(io.get_executor());
+  std::optional<std::error_code> got;
+  s.async_wait(0ms, [&](std::error_code ec) { got = ec; });
+  EXPECT_FALSE(got);
+  io.run();
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(*got);
+}
+
+TEST(asio_scheduler_test, CancelledWaitCompletesWithOperationCanceled) {
+  asio::io_context io;
+  asio_scheduler s(io.get_executor());
+  asio::cancellation_signal cancel;
+  std::optional<std::error_code> got;
+  s.async_wait(1h,
+               asio::bind_cancellation_slot(cancel.slot(), [&](std::error_code ec) { got = ec; }));
+  io.poll();
+  EXPECT_FALSE(got);
+  cancel.emit(asio::cancellation_type::terminal);
+  io.run();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, std::make_error_code(std::errc::operation_canceled));
+}
+
+TEST(fake_scheduler_test, AutoAdvanceJumpsTheClockInDueOrder) {
+  asio::io_context io;
+  fake_scheduler s(io.get_executor());
+  std::vector<int> order;
+  s.async_wait(5s, [&](std::error_code) { order.push_back(5); });
+  s.async_wait(2s, [&](std::error_code) { order.push_back(2); });
+  io.run();
+  EXPECT_EQ(order, (std::vector<int>{2, 5}));
+  EXPECT_EQ(s.elapsed(), 5s);
+  EXPECT_EQ(s.wall_now() - fake_scheduler(io.get_executor()).wall_now(), 5s);
+}
+
+TEST(fake_scheduler_test, ManualModeCompletesOnlyWhatIsDue) {
+  asio::io_context io;
+  fake_scheduler s(io.get_executor(), fake_scheduler::mode::manual);
+  int done = 0;
+  s.async_wait(1s, [&](std::error_code) { ++done; });
+  s.async_wait(3s, [&](std::error_code) { ++done; });
+  io.poll();
+  EXPECT_EQ(done, 0);
+  s.advance(2s);
+  io.restart();  // poll() stopped the context when it ran out of work
+  io.poll();
+  EXPECT_EQ(done, 1);
+  EXPECT_EQ(s.pending(), 1u);
+  asio::cancellation_signal cancel;
+  std::optional<std::error_code> got;
+  s.async_wait(1h,
+               asio::bind_cancellation_slot(cancel.slot(), [&](std::error_code ec) { got = ec; }));
+  cancel.emit(asio::cancellation_type::terminal);
+  io.restart();
+  io.poll();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, std::make_error_code(std::errc::operation_canceled));
+}
+
+TEST(intent_test, KeyIsMintedOnceAndRestoredUnchanged) {
+  auto a = orders::create({.merchant_order_id = "m-1",
+                           .customer_id = "c",
+                           .currency = "EUR",
+                           .amount_minor = 10,
+                           .items = {{.sku = "s", .quantity = 1, .unit_price_minor = 10}}},
+                          key_format::uuid_v7);
+  auto restored = intent::restore(a.key(), a.op(), a.payload(), a.lookup());
+  EXPECT_EQ(restored.key(), a.key());
+  EXPECT_EQ(restored.body(), a.body());
+  EXPECT_TRUE(restored.same_request(a));
+  EXPECT_EQ(a.lookup().what, business_lookup::kind::order_created);
+  EXPECT_EQ(a.lookup().business_id, "m-1");
+  EXPECT_EQ(a.op().path, "/v1/orders");
+  EXPECT_EQ(a.key().str()[14], '7');  // the key_format option reaches the key
+  auto p = orders::pay("ord_9", {.amount_minor = 10, .currency = "EUR"});
+  EXPECT_EQ(p.op().path, "/v1/orders/ord_9/payments");
+  EXPECT_EQ(p.lookup().what, business_lookup::kind::payment_captured);
+  auto c = orders::cancel("ord_9");
+  EXPECT_EQ(c.op().path, "/v1/orders/ord_9/cancel");
+  EXPECT_EQ(c.body(), "{}");
+}
+
+}  // namespace
+}  // namespace idem

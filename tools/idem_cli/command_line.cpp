@@ -1,0 +1,144 @@
+#include "idem_cli/command_line.hpp"
+
+#include <charconv>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "idem_cli/duration.hpp"
+
+namespace idem::cli {
+namespace {
+
+// The flags one subcommand accepts: those that take a value and those that are switches.
+struct flag_spec {
+  std::set<std::string> valued;
+  std::set<std::string> switches;
+  std::set<std::string> required;
+};
+
+using flag_values = std::map<std::string, std::string>;
+
+// Reads `--name value`, `--name=value` and `--switch` into `out`; returns an error message or "".
+std::string read_flags(const std::vector<std::string>& args, std::size_t first,
+                       const flag_spec& spec, flag_values& out) {
+  for (std::size_t n = first; n < args.size(); ++n) {
+    const std::string& arg = args[n];
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) return "unexpected argument '" + arg + "'";
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    if (name == "journal") return journal_not_supported;
+    if (out.count(name) != 0) return "--" + name + " given twice";
+    if (spec.switches.count(name) != 0) {
+      if (value) return "--" + name + " takes no value";
+      out[name] = "";
+      continue;
+    }
+    if (spec.valued.count(name) == 0) return "unknown flag --" + name;
+    if (!value) {
+      if (n + 1 >= args.size()) return "--" + name + " needs a value";
+      value = args[++n];
+    }
+    out[name] = *value;
+  }
+  for (const auto& name : spec.required) {
+    if (out.count(name) == 0) return "missing --" + name;
+    if (out[name].empty()) return "--" + name + " must not be empty";
+  }
+  return {};
+}
+
+// A positive count within [1, max].
+std::optional<std::size_t> parse_count(const std::string& text, std::size_t max) {
+  std::size_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || ptr != end || value == 0 || value > max) return std::nullopt;
+  return value;
+}
+
+command parse_submit(const std::vector<std::string>& args) {
+  const flag_spec spec{
+      .valued = {"url", "token", "method", "path", "data", "business-id", "deadline"},
+      .switches = {},
+      .required = {"url", "token", "path", "data", "business-id"}};
+  flag_values flags;
+  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
+  submit_args out;
+  out.url = flags["url"];
+  out.token = flags["token"];
+  out.path = flags["path"];
+  out.data = flags["data"];
+  out.business_id = flags["business-id"];
+  if (flags.count("method") != 0) out.method = flags["method"];
+  if (out.method != "POST") return usage_error{"--method must be POST (submit sends writes)"};
+  if (out.path.front() != '/') return usage_error{"--path must start with '/'"};
+  if (!nlohmann::json::accept(out.data)) return usage_error{"--data is not valid JSON"};
+  if (flags.count("deadline") != 0) {
+    auto d = parse_duration(flags["deadline"]);
+    if (!d) return usage_error{"bad --deadline '" + flags["deadline"] + "' (e.g. 30s, 500ms)"};
+    out.deadline = *d;
+  }
+  return out;
+}
+
+command parse_load(const std::vector<std::string>& args) {
+  const flag_spec spec{.valued = {"url", "token", "orders", "concurrency", "deadline"},
+                       .switches = {"pay"},
+                       .required = {"url", "token", "orders"}};
+  flag_values flags;
+  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
+  load_args out;
+  out.url = flags["url"];
+  out.token = flags["token"];
+  out.pay = flags.count("pay") != 0;
+  auto orders = parse_count(flags["orders"], 10'000'000);
+  if (!orders) return usage_error{"bad --orders '" + flags["orders"] + "' (a count >= 1)"};
+  out.orders = *orders;
+  if (flags.count("concurrency") != 0) {
+    auto c = parse_count(flags["concurrency"], 4'096);
+    if (!c) return usage_error{"bad --concurrency '" + flags["concurrency"] + "' (1 to 4096)"};
+    out.concurrency = *c;
+  }
+  if (flags.count("deadline") != 0) {
+    auto d = parse_duration(flags["deadline"]);
+    if (!d) return usage_error{"bad --deadline '" + flags["deadline"] + "' (e.g. 30s, 500ms)"};
+    out.deadline = *d;
+  }
+  return out;
+}
+
+}  // namespace
+
+command parse_command_line(const std::vector<std::string>& args) {
+  if (args.empty()) return usage_error{"missing command"};
+  const std::string& name = args[0];
+  if (name == "--help" || name == "-h" || name == "help") return help_request{};
+  if (name == "submit") return parse_submit(args);
+  if (name == "load") return parse_load(args);
+  if (name == "resume" || name == "journal") return usage_error{journal_not_supported};
+  return usage_error{"unknown command '" + name + "'"};
+}
+
+const char* usage_text() noexcept {
+  return R"(usage:
+  idem-cli submit --url URL --token T [--method POST] --path /v1/orders --data JSON
+                  --business-id X [--deadline 30s]
+      One intent; prints its outcome as one JSON object. --business-id is the
+      merchant_order_id for /v1/orders, the order id for its sub-resources.
+  idem-cli load --url URL --token T --orders N [--concurrency 16] [--pay] [--deadline 30s]
+      N create-order intents with fresh merchant_order_ids (with --pay, a payment for each:
+      2N intents; a payment is submitted once its order succeeded, and counts as not_sent if
+      its order did not). Prints one JSON summary; a progress bar on stderr if it is a terminal.
+
+  Durations: 500ms, 30s, 2m, 1h. --journal, resume and journal come with the durable journal.
+exit status: 0 every intent succeeded; 1 some rejected, none left open;
+             3 some unresolved or not sent; 2 usage error.
+)";
+}
+
+}  // namespace idem::cli

@@ -1,0 +1,25 @@
+#pragma once
+// idem-cli's exit status (contract section 9), from how its intents ended.
+
+#include <cstdint>
+
+namespace idem::cli {
+
+inline constexpr int exit_all_succeeded = 0;
+inline constexpr int exit_some_rejected = 1;  ///< some rejected, none left open
+inline constexpr int exit_usage = 2;          ///< bad flag, foreign token for a journal
+inline constexpr int exit_some_open = 3;      ///< some unresolved or not sent
+
+/// How many intents ended which way.
+struct outcome_counts {
+  std::uint64_t succeeded = 0;
+  std::uint64_t rejected = 0;
+  std::uint64_t not_sent = 0;
+  std::uint64_t unresolved = 0;
+};
+
+/// 3 if any intent is left open (unresolved or not sent), else 1 if any was rejected, else 0.
+/// Open wins over rejected: an open intent still needs someone to resume it.
+[[nodiscard]] int exit_status_for(const outcome_counts& counts) noexcept;
+
+}  // namespace idem::cli

@@ -1,0 +1,61 @@
+#include "idem_cli/submit_command.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <optional>
+
+#include "idem/client.hpp"
+#include "idem_cli/client_settings.hpp"
+#include "idem_cli/exit_status.hpp"
+#include "idem_cli/summary.hpp"
+
+namespace idem::cli {
+
+business_lookup lookup_for(const std::string& path, const std::string& business_id) {
+  using kind = business_lookup::kind;
+  const std::string orders = "/v1/orders";
+  auto ends_with = [&](const std::string& suffix) {
+    return path.size() > suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (path == orders) return {kind::order_created, business_id};
+  if (path.rfind(orders + "/", 0) == 0) {
+    if (ends_with("/payments")) return {kind::payment_captured, business_id};
+    if (ends_with("/cancel")) return {kind::order_cancelled, business_id};
+  }
+  return {kind::none, business_id};
+}
+
+int run_submit(const submit_args& args, std::ostream& out) {
+  boost::asio::io_context io{1};
+  std::optional<outcome> result;
+  {
+    client c{io.get_executor(), client_settings(args.url, args.token, args.deadline)};
+    const intent what = intent::create({args.method, args.path}, nlohmann::json::parse(args.data),
+                                       lookup_for(args.path, args.business_id));
+    c.async_submit(what, [&](outcome o) {
+      result = std::move(o);
+      io.stop();  // idle keep-alive connections may still hold the loop
+    });
+    io.run();
+  }
+  const outcome o = result.value_or(outcome{});
+  out << to_json(o).dump() << '\n';
+  outcome_counts counts;
+  switch (o.kind()) {
+    case outcome_kind::succeeded:
+      counts.succeeded = 1;
+      break;
+    case outcome_kind::rejected:
+      counts.rejected = 1;
+      break;
+    case outcome_kind::not_sent:
+      counts.not_sent = 1;
+      break;
+    case outcome_kind::unresolved:
+      counts.unresolved = 1;
+      break;
+  }
+  return exit_status_for(counts);
+}
+
+}  // namespace idem::cli

@@ -1,0 +1,45 @@
+#include "idem_cli/summary.hpp"
+
+namespace idem::cli {
+namespace {
+
+double tenths_of_ms(std::chrono::microseconds d) {
+  return static_cast<double>((d.count() + 50) / 100) / 10.0;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const load_summary& s) {
+  // nlohmann::json sorts keys; JSON objects are unordered, so readers must not rely on order.
+  return {{"intents", s.intents},
+          {"succeeded", s.counts.succeeded},
+          {"rejected", s.counts.rejected},
+          {"not_sent", s.counts.not_sent},
+          {"unresolved", s.counts.unresolved},
+          {"recovered_by_lookup", s.recovered_by_lookup},
+          {"attempts", s.attempts},
+          {"retries", s.retries},
+          {"p50_ms", tenths_of_ms(s.p50)},
+          {"p99_ms", tenths_of_ms(s.p99)},
+          {"elapsed_ms", s.elapsed.count()}};
+}
+
+nlohmann::json to_json(const outcome& o) {
+  nlohmann::json j = {{"outcome", std::string(to_string(o.kind()))},
+                      {"status", nullptr},
+                      {"recovered_by_lookup", o.recovered_by_lookup()},
+                      {"replayed", o.replayed()},
+                      {"attempts", o.attempts()},
+                      {"key", o.key()},
+                      {"elapsed_ms", o.elapsed().count()},
+                      {"body", nullptr}};
+  if (o.status() != 0) j["status"] = o.status();
+  if (!o.body().empty()) {
+    auto body = nlohmann::json::parse(o.body(), nullptr, /*allow_exceptions=*/false);
+    j["body"] = body.is_discarded() ? nlohmann::json(o.body()) : std::move(body);
+  }
+  if (!o.error().empty()) j["error"] = o.error();
+  return j;
+}
+
+}  // namespace idem::cli

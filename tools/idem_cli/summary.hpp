@@ -1,0 +1,37 @@
+#pragma once
+// The JSON idem-cli prints on stdout: one outcome for `submit`, one summary for `load`
+// (contract section 9).
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "idem/outcome.hpp"
+#include "idem_cli/exit_status.hpp"
+
+namespace idem::cli {
+
+/// What a load run did. `attempts` counts writes; `retries` the writes beyond each intent's
+/// first. A payment never submitted because its order did not succeed counts in `intents` and
+/// in `not_sent` (it never left the client: nothing happened), and has no latency sample.
+struct load_summary {
+  std::uint64_t intents = 0;
+  outcome_counts counts;
+  std::uint64_t recovered_by_lookup = 0;
+  std::uint64_t attempts = 0;
+  std::uint64_t retries = 0;
+  std::chrono::microseconds p50{0};  ///< per intent, from its submission to its outcome
+  std::chrono::microseconds p99{0};
+  std::chrono::milliseconds elapsed{0};
+};
+
+/// `{intents, succeeded, rejected, not_sent, unresolved, recovered_by_lookup, attempts, retries,
+/// p50_ms, p99_ms, elapsed_ms}`; the percentiles in milliseconds with one decimal.
+[[nodiscard]] nlohmann::json to_json(const load_summary& s);
+
+/// `{outcome, status, recovered_by_lookup, replayed, attempts, key, elapsed_ms, body}`, plus
+/// `error` when the outcome names a client bug. `status` is null when no answer decided it; `body`
+/// is the deciding answer's JSON (a string if it is not JSON, null if empty).
+[[nodiscard]] nlohmann::json to_json(const outcome& o);
+
+}  // namespace idem::cli
