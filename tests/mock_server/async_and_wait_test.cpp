@@ -5,7 +5,6 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 
 #include "tests/support/api_client.hpp"
 #include "tests/support/problem_assertions.hpp"
@@ -32,22 +31,6 @@ json delay_first_create(int delay_ms) {
                                   {"fault", "delay"},
                                   {"delay_ms", delay_ms},
                                   {"times", 1}}})}};
-}
-
-// GETs the status URL until its state is COMPLETED or `limit` has passed, and returns the last
-// body (the poll interval is the only pause; the loop ends as soon as the server has finished).
-json poll_until_completed(api_client& api, const std::string& location,
-                          std::chrono::milliseconds limit = 15s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  json last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto r = api.get(location);
-    if (!has_status(r, 200)) return json{{"error", r.ec.message() + " " + r.res.body}};
-    last = r.res.json();
-    if (last.value("state", "") == "COMPLETED") break;
-    std::this_thread::sleep_for(50ms);
-  }
-  return last;
 }
 
 class async_and_wait_test : public ::testing::Test {
@@ -120,7 +103,13 @@ TEST_F(async_and_wait_test, StatusUrlIsProcessingWithNullResponseWhileRunning) {
 TEST_F(async_and_wait_test, StatusUrlShowsTheStoredResponseOnceCompleted) {
   auto accepted = start_delayed(1000);
   ASSERT_TRUE(has_status(accepted, 202));
-  auto status = poll_until_completed(api, accepted.res.header("Location").value_or(""));
+  // Wait on the server's own completion event instead of polling: a duplicate with
+  // `Prefer: wait` returns as soon as the record completes.
+  auto waited = duplicate.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "wait=10"}});
+  ASSERT_TRUE(has_status(waited, 201));
+  auto r = api.get(accepted.res.header("Location").value_or(""));
+  ASSERT_TRUE(has_status(r, 200));
+  auto status = r.res.json();
   ASSERT_EQ(status.value("state", ""), "COMPLETED") << status;
   EXPECT_EQ(status["response"]["status"], 201);
   auto stored = status["response"]["body"];
