@@ -67,15 +67,13 @@ struct decision {
   bool takeover = false;
 };
 
-decision decide(server_state& state, const claim_request& claim, const request& req,
-                route_id route) {
+// `business_id` is the merchant_order_id of a create (empty for other operations).
+decision decide(server_state& state, const claim_request& claim, const std::string& business_id) {
   transaction txn{state.db};
   const auto now = claim.now_ms;
-  if (route == route_id::create_order) {
+  if (!business_id.empty()) {
     // Every key that ever tried to create this merchant_order_id (max_keys_per_business_id).
-    auto body = parse_json(req.body);
-    state.orders.note_key_for_business_id(
-        claim.scope.principal, body->at("merchant_order_id").get<std::string>(), claim.scope.key);
+    state.orders.note_key_for_business_id(claim.scope.principal, business_id, claim.scope.key);
   }
   // Only the unique constraint decides who executes: claim first, look second.
   bool claimed = state.records.try_claim(claim);
@@ -258,6 +256,9 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
   }
 
   const std::string path{req.path()};
+  const std::string business_id = route.id == route_id::create_order
+                                      ? body->at("merchant_order_id").get<std::string>()
+                                      : std::string{};
   const auto prefs = parse_preferences(req);
   const auto max_wait =
       std::min<std::chrono::milliseconds>(state.options.max_wait, std::chrono::seconds(10));
@@ -277,7 +278,7 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
   while (true) {
     claim.now_ms = state.clock.now_ms();
     claim.lease_expires_at_ms = state.lease_expiry_from_now();
-    auto d = decide(state, claim, req, route.id);
+    auto d = decide(state, claim, business_id);
     switch (d.what) {
       case verdict::mismatch:
         co_return reply{
