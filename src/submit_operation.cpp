@@ -1,37 +1,15 @@
 #include "submit_operation.hpp"
 
 #include <algorithm>
-#include <boost/asio/append.hpp>
-#include <boost/asio/associated_cancellation_slot.hpp>
-#include <boost/asio/associated_executor.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
-#include <boost/asio/post.hpp>
 
-#include "business_lookup.hpp"
 #include "http_facts.hpp"
 #include "idem/retry_after.hpp"
 
 namespace idem::detail {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
-
-namespace {
-
-constexpr std::string_view problem_base = "https://idem.example/problems/";
-
-milliseconds to_ms(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration_cast<milliseconds>(d);
-}
-
-}  // namespace
-
-void deliver(outcome_handler h, outcome o, const asio::any_io_executor& fallback) {
-  auto slot = asio::get_associated_cancellation_slot(h);
-  if (slot.is_connected()) slot.clear();
-  // post(ex, handler) runs the handler on its own associated executor (fallback: ex), later.
-  asio::post(fallback, asio::append(std::move(h), std::move(o)));
-}
 
 submit_operation::submit_operation(std::shared_ptr<client::core> core, intent what)
     : core_(std::move(core)),
@@ -45,62 +23,14 @@ void submit_operation::start() {
   next_attempt();
 }
 
-std::shared_ptr<waiter_cancellation> watch_cancellation(
-    const outcome_handler& h, const asio::strand<asio::any_io_executor>& strand) {
-  auto state = std::make_shared<waiter_cancellation>();
-  auto slot = asio::get_associated_cancellation_slot(h);
-  if (slot.is_connected()) {
-    // The cancel may be emitted from another thread: hop onto the strand before touching state.
-    slot.assign([state, strand](asio::cancellation_type) {
-      state->requested = true;
-      asio::post(strand, [state] {
-        if (state->on_cancel) state->on_cancel();
-      });
-    });
-  }
-  return state;
-}
-
-void submit_operation::join(outcome_handler h,
-                            const std::shared_ptr<waiter_cancellation>& cancellation) {
-  const auto id = next_waiter_id_++;
-  // Keeps the waiter's executor from running out of work until its completion is posted.
-  auto work = asio::prefer(asio::get_associated_executor(h, core_->ex),
-                           asio::execution::outstanding_work.tracked);
-  waiters_.push_back(waiter{id, std::move(h), std::move(work)});
-  if (!cancellation) return;
-  std::weak_ptr<submit_operation> weak = weak_from_this();
-  cancellation->on_cancel = [weak, id] {
-    if (auto self = weak.lock()) self->on_waiter_cancelled(id);
-  };
-  if (cancellation->requested) on_waiter_cancelled(id);
-}
-
 void submit_operation::cancel() {
   if (finished_) return;
   cancelled_ = true;
   signal_.emit(asio::cancellation_type::terminal);
 }
 
-void submit_operation::on_waiter_cancelled(std::uint64_t id) {
-  auto it =
-      std::find_if(waiters_.begin(), waiters_.end(), [id](const waiter& w) { return w.id == id; });
-  if (it == waiters_.end() || finished_) return;
-  if (waiters_.size() > 1) {
-    // Others still wait for this flight: this caller just leaves. The flight may still send,
-    // so what it leaves with is unresolved, never not_sent.
-    waiter w = std::move(*it);
-    waiters_.erase(it);
-    deliver(std::move(w.handler),
-            outcome(outcome_fields{.kind = outcome_kind::unresolved,
-                                   .attempts = attempts_,
-                                   .key = intent_.key().str(),
-                                   .elapsed = to_ms(core_->sched->now() - start_),
-                                   .last_transport_error = last_transport_error_}),
-            core_->ex);
-    return;
-  }
-  cancel();
+milliseconds submit_operation::elapsed() const {
+  return std::chrono::duration_cast<milliseconds>(core_->sched->now() - start_);
 }
 
 milliseconds submit_operation::min_attempt() const {
@@ -145,6 +75,16 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
              })));
 }
 
+void submit_operation::send(http_request req, void (submit_operation::*on_done)(transport_result)) {
+  core_->net->async_send(
+      std::move(req),
+      asio::bind_cancellation_slot(
+          signal_.slot(), asio::bind_executor(core_->strand, [self = shared_from_this(),
+                                                              on_done](transport_result r) {
+            ((*self).*on_done)(std::move(r));
+          })));
+}
+
 void submit_operation::next_attempt() {
   if (cancelled_) return finish_stopped();
   const auto now = core_->sched->now();
@@ -186,13 +126,7 @@ void submit_operation::send_write() {
   if (core_->opts.observer) {
     core_->opts.observer->on_attempt_started(intent_.op().method, intent_.op().path, attempts_);
   }
-  core_->net->async_send(
-      std::move(req),
-      asio::bind_cancellation_slot(
-          signal_.slot(),
-          asio::bind_executor(core_->strand, [self = shared_from_this()](transport_result r) {
-            self->on_write_done(std::move(r));
-          })));
+  send(std::move(req), &submit_operation::on_write_done);
 }
 
 void submit_operation::on_write_done(transport_result r) {
@@ -286,141 +220,6 @@ void submit_operation::acquire_token() {
   wait(until, [this] { acquire_token(); });
 }
 
-void submit_operation::begin_polling(const std::string& location) {
-  polling_ = true;
-  if (!location.empty()) poll_url_ = absolute(location);
-  next_resend_ = core_->sched->now() + core_->opts.resend_interval;
-  schedule_poll();
-}
-
-void submit_operation::schedule_poll() {
-  if (cancelled_) return finish_stopped();
-  const auto now = core_->sched->now();
-  if (!deadline_->can_start_attempt(now)) return settle();
-  // Polls back to back (no room left to space them) would only hammer the server.
-  const milliseconds room = deadline_->left_for_attempts(now) - min_attempt();
-  if (room <= milliseconds{0}) return settle();
-  const milliseconds delay = std::clamp(core_->opts.poll_interval, milliseconds{1}, room);
-  wait(delay, [this] { poll_once(); });
-}
-
-void submit_operation::poll_once() {
-  const auto now = core_->sched->now();
-  if (!deadline_->can_start_attempt(now)) return settle();
-  // Re-sending the POST with the same key lets the server take over a crashed executor's
-  // expired lease; a busy original just answers 202 or 409 again.
-  if (poll_url_.empty() || now >= next_resend_) {
-    next_resend_ = now + core_->opts.resend_interval;
-    return next_attempt();
-  }
-  auto req = make_request("GET", poll_url_, deadline_->attempt_timeout(now));
-  core_->net->async_send(
-      std::move(req),
-      asio::bind_cancellation_slot(
-          signal_.slot(),
-          asio::bind_executor(core_->strand, [self = shared_from_this()](transport_result r) {
-            self->on_poll_done(std::move(r));
-          })));
-}
-
-void submit_operation::on_poll_done(transport_result r) {
-  if (cancelled_) return finish_stopped();
-  if (r.failure != transport_failure::none) {
-    last_transport_error_ = r.ec;
-    return schedule_poll();
-  }
-  if (r.response.status == 404) {
-    // The status record is gone (purged, or another server): ask with the POST itself.
-    next_resend_ = core_->sched->now();
-    return schedule_poll();
-  }
-  auto body = nlohmann::json::parse(r.response.body, nullptr, false);
-  if (r.response.status != 200 || !body.is_object()) return schedule_poll();
-  auto state = body.find("state");
-  auto response = body.find("response");
-  if (state == body.end() || *state != "COMPLETED" || response == body.end() ||
-      !response->is_object()) {
-    return schedule_poll();
-  }
-  answer a;
-  a.status = response->value("status", 0);
-  auto inner = response->find("body");
-  if (inner != response->end())
-    a.body = inner->is_string() ? inner->get<std::string>() : inner->dump();
-  a.problem = problem_type_of(a.body);
-  a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
-  if (a.cls == attempt_class::succeeded && a.status == 202) a.cls = attempt_class::unknown;
-  last_answer_ = a;
-  // The status resource answers for a write of ours that was accepted: it executed.
-  handle_answer(std::move(a), /*may_have_executed_before=*/true);
-}
-
-void submit_operation::settle() {
-  if (attempts_ == 0 || all_not_sent_) return finish_stopped();
-  if (cancelled_) return finish_stopped();
-  if (intent_.lookup().what == business_lookup::kind::none) return finish_stopped();
-  if (core_->opts.observer) core_->opts.observer->on_lookup_started();
-  send_lookup();
-}
-
-void submit_operation::send_lookup() {
-  if (cancelled_) return finish_stopped();
-  const auto now = core_->sched->now();
-  const milliseconds left = deadline_->left(now);
-  if (left < min_attempt()) return finish_stopped();
-  auto req = make_request("GET", absolute(lookup_path(intent_)),
-                          std::min(core_->opts.deadline.attempt_timeout, left));
-  core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
-  core_->net->async_send(
-      std::move(req),
-      asio::bind_cancellation_slot(
-          signal_.slot(),
-          asio::bind_executor(core_->strand, [self = shared_from_this()](transport_result r) {
-            self->on_lookup_done(std::move(r));
-          })));
-}
-
-void submit_operation::on_lookup_done(transport_result r) {
-  if (r.failure != transport_failure::none) last_transport_error_ = r.ec;
-  auto j = judge_lookup(intent_, r);
-  auto* obs = core_->opts.observer.get();
-  switch (j.verdict) {
-    case lookup_verdict::found:
-      if (obs) obs->on_lookup_finished(true);
-      return finish(outcome_fields{.kind = outcome_kind::succeeded,
-                                   .status = r.response.status,
-                                   .body = std::move(j.body),
-                                   .recovered_by_lookup = true});
-    case lookup_verdict::conflicting:
-      // The business ID holds other content: ours can never be created under it.
-      if (obs) obs->on_lookup_finished(false);
-      return finish(
-          outcome_fields{.kind = outcome_kind::rejected,
-                         .status = 409,
-                         .body = std::move(j.body),
-                         .problem_type = std::string(problem_base) + "duplicate-business-id"});
-    case lookup_verdict::not_found:
-      if (obs) obs->on_lookup_finished(false);
-      return finish_stopped();
-    case lookup_verdict::retry:
-      break;
-  }
-  if (cancelled_) return finish_stopped();
-  // A GET changes nothing: asking again is always safe, within the time left.
-  const auto now = core_->sched->now();
-  const milliseconds room = deadline_->left(now) - min_attempt();
-  milliseconds delay = lookup_backoff_.next_delay(core_->rng);
-  if (r.failure == transport_failure::none) {
-    if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);
-  }
-  if (delay > room) {
-    if (obs) obs->on_lookup_finished(false);
-    return finish_stopped();
-  }
-  if (obs) obs->on_backoff(delay);
-  wait(delay, [this] { send_lookup(); });
-}
-
 void submit_operation::finish_stopped() {
   // Nothing left the machine: safe to report (and resume) as not sent. Anything else may have
   // happened: unresolved, with the last answer we had for context.
@@ -439,7 +238,7 @@ void submit_operation::finish(outcome_fields f) {
   auto self = shared_from_this();  // the registry may hold the last reference
   f.attempts = attempts_;
   f.key = intent_.key().str();
-  f.elapsed = to_ms(core_->sched->now() - start_);
+  f.elapsed = elapsed();
   f.last_transport_error = last_transport_error_;
   outcome o(std::move(f));
   core_->store->record_outcome(intent_.key(), o);

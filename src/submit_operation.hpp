@@ -2,6 +2,9 @@
 // Internal: one submission of one intent (a "flight"): the retry loop, the 202 polling and the
 // lookup by business ID, as a small state machine on the client's strand. Callers that submit
 // the same intent while it is in flight join it as extra waiters.
+// The class is defined across four files, one per phase: submit_operation.cpp (writes and their
+// retries), submit_polling.cpp (after a 202), submit_lookup.cpp (lookup by business ID) and
+// submit_waiters.cpp (callers: completion, cancellation, joining).
 
 #include <boost/asio/any_completion_executor.hpp>
 #include <boost/asio/any_completion_handler.hpp>
@@ -77,12 +80,15 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void finish(outcome_fields f);
   void on_waiter_cancelled(std::uint64_t id);
   void wait(std::chrono::milliseconds d, std::function<void()> next);
+  // Sends `req` as the one transfer outstanding (cancellable), then calls on_done on the strand.
+  void send(http_request req, void (submit_operation::*on_done)(transport_result));
   [[nodiscard]] http_request make_request(std::string method, std::string url,
                                           std::chrono::milliseconds timeout) const;
   [[nodiscard]] std::string absolute(const std::string& path_or_url) const;
   [[nodiscard]] std::optional<std::chrono::milliseconds> retry_after_of(
       const http_response& r) const;
   [[nodiscard]] std::chrono::milliseconds min_attempt() const;
+  [[nodiscard]] std::chrono::milliseconds elapsed() const;
 
   std::shared_ptr<client::core> core_;
   intent intent_;

@@ -1,0 +1,76 @@
+// submit_operation once writes are over: look the result up by business ID (a GET, retried
+// safely within the time left) and decide between succeeded, rejected and unresolved.
+#include <algorithm>
+
+#include "business_lookup.hpp"
+#include "submit_operation.hpp"
+
+namespace idem::detail {
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+namespace {
+constexpr std::string_view problem_base = "https://idem.example/problems/";
+}  // namespace
+
+void submit_operation::settle() {
+  if (attempts_ == 0 || all_not_sent_) return finish_stopped();
+  if (cancelled_) return finish_stopped();
+  if (intent_.lookup().what == business_lookup::kind::none) return finish_stopped();
+  if (core_->opts.observer) core_->opts.observer->on_lookup_started();
+  send_lookup();
+}
+
+void submit_operation::send_lookup() {
+  if (cancelled_) return finish_stopped();
+  const auto now = core_->sched->now();
+  const milliseconds left = deadline_->left(now);
+  if (left < min_attempt()) return finish_stopped();
+  auto req = make_request("GET", absolute(lookup_path(intent_)),
+                          std::min(core_->opts.deadline.attempt_timeout, left));
+  core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
+  send(std::move(req), &submit_operation::on_lookup_done);
+}
+
+void submit_operation::on_lookup_done(transport_result r) {
+  if (r.failure != transport_failure::none) last_transport_error_ = r.ec;
+  auto j = judge_lookup(intent_, r);
+  auto* obs = core_->opts.observer.get();
+  switch (j.verdict) {
+    case lookup_verdict::found:
+      if (obs) obs->on_lookup_finished(true);
+      return finish(outcome_fields{.kind = outcome_kind::succeeded,
+                                   .status = r.response.status,
+                                   .body = std::move(j.body),
+                                   .recovered_by_lookup = true});
+    case lookup_verdict::conflicting:
+      // The business ID holds other content: ours can never be created under it.
+      if (obs) obs->on_lookup_finished(false);
+      return finish(
+          outcome_fields{.kind = outcome_kind::rejected,
+                         .status = 409,
+                         .body = std::move(j.body),
+                         .problem_type = std::string(problem_base) + "duplicate-business-id"});
+    case lookup_verdict::not_found:
+      if (obs) obs->on_lookup_finished(false);
+      return finish_stopped();
+    case lookup_verdict::retry:
+      break;
+  }
+  if (cancelled_) return finish_stopped();
+  // A GET changes nothing: asking again is always safe, within the time left.
+  const auto now = core_->sched->now();
+  const milliseconds room = deadline_->left(now) - min_attempt();
+  milliseconds delay = lookup_backoff_.next_delay(core_->rng);
+  if (r.failure == transport_failure::none) {
+    if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);
+  }
+  if (delay > room) {
+    if (obs) obs->on_lookup_finished(false);
+    return finish_stopped();
+  }
+  if (obs) obs->on_backoff(delay);
+  wait(delay, [this] { send_lookup(); });
+}
+
+}  // namespace idem::detail

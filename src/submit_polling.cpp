@@ -1,0 +1,76 @@
+// submit_operation after a 202 Accepted: poll the status URL within the deadline, re-sending the
+// POST with the same key every resend_interval so that an expired lease is taken over.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "http_facts.hpp"
+#include "submit_operation.hpp"
+
+namespace idem::detail {
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+void submit_operation::begin_polling(const std::string& location) {
+  polling_ = true;
+  if (!location.empty()) poll_url_ = absolute(location);
+  next_resend_ = core_->sched->now() + core_->opts.resend_interval;
+  schedule_poll();
+}
+
+void submit_operation::schedule_poll() {
+  if (cancelled_) return finish_stopped();
+  const auto now = core_->sched->now();
+  if (!deadline_->can_start_attempt(now)) return settle();
+  // Polls back to back (no room left to space them) would only hammer the server.
+  const milliseconds room = deadline_->left_for_attempts(now) - min_attempt();
+  if (room <= milliseconds{0}) return settle();
+  const milliseconds delay = std::clamp(core_->opts.poll_interval, milliseconds{1}, room);
+  wait(delay, [this] { poll_once(); });
+}
+
+void submit_operation::poll_once() {
+  const auto now = core_->sched->now();
+  if (!deadline_->can_start_attempt(now)) return settle();
+  // Re-sending the POST with the same key lets the server take over a crashed executor's
+  // expired lease; a busy original just answers 202 or 409 again.
+  if (poll_url_.empty() || now >= next_resend_) {
+    next_resend_ = now + core_->opts.resend_interval;
+    return next_attempt();
+  }
+  auto req = make_request("GET", poll_url_, deadline_->attempt_timeout(now));
+  send(std::move(req), &submit_operation::on_poll_done);
+}
+
+void submit_operation::on_poll_done(transport_result r) {
+  if (cancelled_) return finish_stopped();
+  if (r.failure != transport_failure::none) {
+    last_transport_error_ = r.ec;
+    return schedule_poll();
+  }
+  if (r.response.status == 404) {
+    // The status record is gone (purged, or another server): ask with the POST itself.
+    next_resend_ = core_->sched->now();
+    return schedule_poll();
+  }
+  auto body = nlohmann::json::parse(r.response.body, nullptr, false);
+  if (r.response.status != 200 || !body.is_object()) return schedule_poll();
+  auto state = body.find("state");
+  auto response = body.find("response");
+  if (state == body.end() || *state != "COMPLETED" || response == body.end() ||
+      !response->is_object()) {
+    return schedule_poll();
+  }
+  answer a;
+  a.status = response->value("status", 0);
+  auto inner = response->find("body");
+  if (inner != response->end())
+    a.body = inner->is_string() ? inner->get<std::string>() : inner->dump();
+  a.problem = problem_type_of(a.body);
+  a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
+  if (a.cls == attempt_class::succeeded && a.status == 202) a.cls = attempt_class::unknown;
+  last_answer_ = a;
+  // The status resource answers for a write of ours that was accepted: it executed.
+  handle_answer(std::move(a), /*may_have_executed_before=*/true);
+}
+
+}  // namespace idem::detail
