@@ -125,6 +125,21 @@ TEST(CliExitStatus, MapsOutcomesAsTheContractSays) {
   EXPECT_EQ(exit_usage, 2);
 }
 
+TEST(CliExitStatus, EachOutcomeKindCountsInItsOwnColumn) {
+  outcome_counts c;
+  add(c, outcome_kind::succeeded);
+  add(c, outcome_kind::succeeded);
+  add(c, outcome_kind::rejected);
+  add(c, outcome_kind::not_sent);
+  add(c, outcome_kind::unresolved);
+  add(c, outcome_kind::unresolved);
+  add(c, outcome_kind::unresolved);
+  EXPECT_EQ(c.succeeded, 2u);
+  EXPECT_EQ(c.rejected, 1u);
+  EXPECT_EQ(c.not_sent, 1u);
+  EXPECT_EQ(c.unresolved, 3u);
+}
+
 TEST(CliLatency, PercentileIsTheNearestRank) {
   std::vector<std::chrono::microseconds> samples;
   for (int n = 100; n >= 1; --n)

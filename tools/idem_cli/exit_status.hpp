@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "idem/outcome.hpp"
+
 namespace idem::cli {
 
 inline constexpr int exit_all_succeeded = 0;
@@ -17,6 +19,9 @@ struct outcome_counts {
   std::uint64_t not_sent = 0;
   std::uint64_t unresolved = 0;
 };
+
+/// Counts one more intent that ended as `kind`.
+void add(outcome_counts& counts, outcome_kind kind) noexcept;
 
 /// 3 if any intent is left open (unresolved or not sent), else 1 if any was rejected, else 0.
 /// Open wins over rejected: an open intent still needs someone to resume it.

@@ -9,11 +9,11 @@
 
 namespace idem::cli {
 
-/// Runs the load on its own io_context, on the calling thread, with at most `args.concurrency`
-/// intents in flight. Orders get fresh merchant_order_ids (a random run ID plus a sequence
-/// number). A payment is created and submitted once its order succeeded, ahead of the orders
-/// still waiting; if its order did not succeed, the payment is never sent and counts as
-/// not_sent. `progress_out` gets a progress bar when `show_progress` is true.
+/// Runs the load (see load_run.hpp) on its own io_context, on the calling thread, with at most
+/// `args.concurrency` intents in flight. The first Ctrl-C (SIGINT or SIGTERM) interrupts it:
+/// nothing more is started, the intents in flight are cancelled, and the summary still counts
+/// every intent (`interrupted` set). `progress_out` gets a progress bar when `show_progress` is
+/// true, and the interruption notice.
 [[nodiscard]] load_summary run_load(const load_args& args, std::ostream& progress_out,
                                     bool show_progress);
 

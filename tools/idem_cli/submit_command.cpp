@@ -1,11 +1,15 @@
 #include "idem_cli/submit_command.hpp"
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
+#include <iostream>
 #include <optional>
 
 #include "idem/client.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/exit_status.hpp"
+#include "idem_cli/interrupt_signals.hpp"
 #include "idem_cli/summary.hpp"
 
 namespace idem::cli {
@@ -32,29 +36,22 @@ int run_submit(const submit_args& args, std::ostream& out) {
     client c{io.get_executor(), client_settings(args.url, args.token, args.deadline)};
     const intent what = intent::create({args.method, args.path}, nlohmann::json::parse(args.data),
                                        lookup_for(args.path, args.business_id));
-    c.async_submit(what, [&](outcome o) {
-      result = std::move(o);
-      io.stop();  // idle keep-alive connections may still hold the loop
+    boost::asio::cancellation_signal cancel;
+    // Ctrl-C stops retrying: the outcome is then unresolved (or not_sent) and still printed.
+    interrupt_signals ctrl_c(io, [&](int) {
+      std::cerr << "idem-cli: interrupted; cancelling the intent\n";
+      cancel.emit(boost::asio::cancellation_type::terminal);
     });
+    c.async_submit(what, boost::asio::bind_cancellation_slot(cancel.slot(), [&](outcome o) {
+                     result = std::move(o);
+                     io.stop();  // idle keep-alive connections may still hold the loop
+                   }));
     io.run();
   }
   const outcome o = result.value_or(outcome{});
   out << to_json(o).dump() << '\n';
   outcome_counts counts;
-  switch (o.kind()) {
-    case outcome_kind::succeeded:
-      counts.succeeded = 1;
-      break;
-    case outcome_kind::rejected:
-      counts.rejected = 1;
-      break;
-    case outcome_kind::not_sent:
-      counts.not_sent = 1;
-      break;
-    case outcome_kind::unresolved:
-      counts.unresolved = 1;
-      break;
-  }
+  add(counts, o.kind());
   return exit_status_for(counts);
 }
 

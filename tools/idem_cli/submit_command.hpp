@@ -16,7 +16,8 @@ namespace idem::cli {
 
 /// Submits the intent, prints its outcome as one JSON line on `out` and returns the exit status
 /// (0 succeeded, 1 rejected, 3 not sent or unresolved). Blocks the calling thread until the
-/// outcome (at most the deadline).
+/// outcome (at most the deadline). Ctrl-C cancels the intent: its outcome (unresolved, or
+/// not_sent if nothing left) is still printed.
 [[nodiscard]] int run_submit(const submit_args& args, std::ostream& out);
 
 }  // namespace idem::cli

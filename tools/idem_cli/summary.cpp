@@ -11,17 +11,19 @@ double tenths_of_ms(std::chrono::microseconds d) {
 
 nlohmann::json to_json(const load_summary& s) {
   // nlohmann::json sorts keys; JSON objects are unordered, so readers must not rely on order.
-  return {{"intents", s.intents},
-          {"succeeded", s.counts.succeeded},
-          {"rejected", s.counts.rejected},
-          {"not_sent", s.counts.not_sent},
-          {"unresolved", s.counts.unresolved},
-          {"recovered_by_lookup", s.recovered_by_lookup},
-          {"attempts", s.attempts},
-          {"retries", s.retries},
-          {"p50_ms", tenths_of_ms(s.p50)},
-          {"p99_ms", tenths_of_ms(s.p99)},
-          {"elapsed_ms", s.elapsed.count()}};
+  nlohmann::json j = {{"intents", s.intents},
+                      {"succeeded", s.counts.succeeded},
+                      {"rejected", s.counts.rejected},
+                      {"not_sent", s.counts.not_sent},
+                      {"unresolved", s.counts.unresolved},
+                      {"recovered_by_lookup", s.recovered_by_lookup},
+                      {"attempts", s.attempts},
+                      {"retries", s.retries},
+                      {"p50_ms", tenths_of_ms(s.p50)},
+                      {"p99_ms", tenths_of_ms(s.p99)},
+                      {"elapsed_ms", s.elapsed.count()}};
+  if (s.interrupted) j["interrupted"] = true;
+  return j;
 }
 
 nlohmann::json to_json(const outcome& o) {

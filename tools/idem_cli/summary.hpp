@@ -23,10 +23,12 @@ struct load_summary {
   std::chrono::microseconds p50{0};  ///< per intent, from its submission to its outcome
   std::chrono::microseconds p99{0};
   std::chrono::milliseconds elapsed{0};
+  bool interrupted = false;  ///< stopped by Ctrl-C before every intent had run
 };
 
 /// `{intents, succeeded, rejected, not_sent, unresolved, recovered_by_lookup, attempts, retries,
-/// p50_ms, p99_ms, elapsed_ms}`; the percentiles in milliseconds with one decimal.
+/// p50_ms, p99_ms, elapsed_ms}`; the percentiles in milliseconds with one decimal; plus
+/// `interrupted: true` when Ctrl-C stopped the run.
 [[nodiscard]] nlohmann::json to_json(const load_summary& s);
 
 /// `{outcome, status, recovered_by_lookup, replayed, attempts, key, elapsed_ms, body}`, plus

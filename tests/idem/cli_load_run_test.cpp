@@ -1,0 +1,124 @@
+// idem-cli load's run (tools/idem_cli/load_run.cpp) on a scripted transport: how every intent is
+// counted, and what Ctrl-C does to the intents waiting and in flight.
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "idem/client.hpp"
+#include "idem/testing/fake_transport.hpp"
+#include "idem_cli/client_settings.hpp"
+#include "idem_cli/exit_status.hpp"
+#include "idem_cli/load_run.hpp"
+
+namespace idem::cli {
+namespace {
+
+using namespace std::chrono_literals;
+using idem::testing::fake_reply;
+using idem::testing::fake_transport;
+
+bool is_payment(const http_request& r) {
+  const std::string suffix = "/payments";
+  return r.url.size() > suffix.size() &&
+         r.url.compare(r.url.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+class LoadRunTest : public ::testing::Test {
+ protected:
+  // Creates answer 201 with a fresh order id; payments as `payment_reply` says.
+  void answer_creates_and(std::function<fake_reply()> payment_reply) {
+    net_->respond([this, payment_reply](const http_request& r) {
+      if (is_payment(r)) return payment_reply();
+      return idem::testing::reply(201, R"({"id":"ord_)" + std::to_string(orders_++) + R"("})");
+    });
+  }
+  void start(std::size_t orders, std::size_t concurrency, bool pay) {
+    args_ = {.url = "http://shop.test",
+             .token = "t",
+             .orders = orders,
+             .concurrency = concurrency,
+             .pay = pay};
+    run_ = std::make_unique<load_run>(args_, client_, bar_, [this] { ++finished_; });
+    run_->start();
+    io_.poll();  // everything that can happen without the scripted hangs ending
+  }
+
+  boost::asio::io_context io_;
+  std::shared_ptr<fake_transport> net_ = std::make_shared<fake_transport>(io_.get_executor());
+  client client_{io_.get_executor(), client_settings("http://shop.test", "t", 30s), net_};
+  std::ostringstream progress_out_;
+  progress_bar bar_{progress_out_, false};
+  load_args args_;
+  std::unique_ptr<load_run> run_;
+  int finished_ = 0;
+  int orders_ = 0;
+};
+
+TEST_F(LoadRunTest, EveryOrderAndPaymentIsCountedOnceAndTheRunFinishesOnce) {
+  answer_creates_and([] { return idem::testing::reply(201, R"({"status":"CAPTURED"})"); });
+  start(/*orders=*/5, /*concurrency=*/2, /*pay=*/true);
+  EXPECT_EQ(finished_, 1);
+  const load_summary s = run_->summary();
+  EXPECT_EQ(s.intents, 10u);
+  EXPECT_EQ(s.counts.succeeded, 10u);
+  EXPECT_EQ(s.attempts, 10u);
+  EXPECT_FALSE(s.interrupted);
+  EXPECT_EQ(net_->requests("POST").size(), 10u);
+}
+
+TEST_F(LoadRunTest, InterruptCancelsWhatIsInFlightAndNeverSendsWhatWaits) {
+  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  start(/*orders=*/10, /*concurrency=*/3, /*pay=*/false);
+  ASSERT_EQ(net_->hanging(), 3u);
+  EXPECT_EQ(finished_, 0);
+
+  run_->interrupt();
+  io_.poll();
+  EXPECT_EQ(finished_, 1);
+  const load_summary s = run_->summary();
+  EXPECT_TRUE(s.interrupted);
+  EXPECT_EQ(s.intents, 10u);
+  // The three that were sent may have happened: unresolved, never "failed".
+  EXPECT_EQ(s.counts.unresolved, 3u);
+  EXPECT_EQ(s.counts.not_sent, 7u);
+  EXPECT_EQ(s.counts.succeeded, 0u);
+  EXPECT_EQ(net_->requests().size(), 3u);  // nothing was started after the interrupt
+  EXPECT_EQ(exit_status_for(s.counts), exit_some_open);
+}
+
+TEST_F(LoadRunTest, InterruptCountsThePaymentsOfOrdersNotYetPaidAsNotSent) {
+  // Two orders succeed, their payments hang; two more orders still wait.
+  answer_creates_and([] { return idem::testing::hang(); });
+  start(/*orders=*/4, /*concurrency=*/2, /*pay=*/true);
+  ASSERT_EQ(net_->hanging(), 2u);
+
+  run_->interrupt();
+  io_.poll();
+  ASSERT_EQ(finished_, 1);
+  const load_summary s = run_->summary();
+  EXPECT_EQ(s.intents, 8u);
+  EXPECT_EQ(s.counts.succeeded, 2u);   // the two orders
+  EXPECT_EQ(s.counts.unresolved, 2u);  // their payments, cancelled in flight
+  EXPECT_EQ(s.counts.not_sent, 4u);    // two waiting orders and their payments
+  EXPECT_EQ(s.counts.succeeded + s.counts.unresolved + s.counts.not_sent + s.counts.rejected,
+            s.intents);
+}
+
+TEST_F(LoadRunTest, ASecondInterruptOrOneAfterTheEndChangesNothing) {
+  answer_creates_and([] { return idem::testing::reply(201, "{}"); });
+  start(/*orders=*/2, /*concurrency=*/2, /*pay=*/false);
+  ASSERT_EQ(finished_, 1);
+  run_->interrupt();
+  run_->interrupt();
+  io_.poll();
+  EXPECT_EQ(finished_, 1);
+  const load_summary s = run_->summary();
+  EXPECT_FALSE(s.interrupted);
+  EXPECT_EQ(s.counts.succeeded, 2u);
+}
+
+}  // namespace
+}  // namespace idem::cli
