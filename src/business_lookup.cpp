@@ -1,27 +1,11 @@
 #include "business_lookup.hpp"
 
-#include <cctype>
-#include <cstdio>
+#include "http_facts.hpp"
 
 namespace idem::detail {
 namespace {
 
 using json = nlohmann::json;
-
-// RFC 3986 percent-encoding of everything but unreserved characters.
-std::string url_encode(std::string_view s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 // A field that must equal ours; a missing field never matches.
 bool same(const json& theirs, const json& ours, const char* field) {
@@ -82,10 +66,10 @@ std::string lookup_path(const intent& i) {
     case business_lookup::kind::none:
       return {};
     case business_lookup::kind::order_created:
-      return "/v1/orders?merchant_order_id=" + url_encode(l.business_id);
+      return "/v1/orders?merchant_order_id=" + percent_encode(l.business_id);
     case business_lookup::kind::payment_captured:
     case business_lookup::kind::order_cancelled:
-      return "/v1/orders/" + url_encode(l.business_id);
+      return "/v1/orders/" + percent_encode(l.business_id);
   }
   return {};
 }

@@ -6,17 +6,11 @@
 #include <vector>
 
 #include "curl_failure.hpp"
+#include "http_facts.hpp"
 #include "idem/transport_error.hpp"
 
 namespace idem::detail {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  return std::ranges::equal(a, b, [](char x, char y) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    return lower(x) == lower(y);
-  });
-}
 
 std::string_view trim(std::string_view s) noexcept {
   const auto first = s.find_first_not_of(" \t");
@@ -33,7 +27,7 @@ bool is_valid_header(const std::pair<std::string, std::string>& h) noexcept {
 }
 
 bool has_header(const header_list& headers, std::string_view name) noexcept {
-  return std::ranges::any_of(headers, [&](const auto& h) { return iequals(h.first, name); });
+  return std::ranges::any_of(headers, [&](const auto& h) { return ascii_iequals(h.first, name); });
 }
 
 }  // namespace

@@ -69,6 +69,27 @@ bool deadline::sleep_fits(duration wait, time_point now) const noexcept {
   return window - wait >= policy_.min_attempt;
 }
 
+deadline::duration deadline::shortest_useful() const noexcept {
+  // A request with no time at all is pointless, whatever the policy says.
+  return std::max(policy_.min_attempt, duration{1});
+}
+
+deadline::duration deadline::sleep_room(time_point now) const noexcept {
+  return std::max(left_for_attempts(now) - shortest_useful(), duration{0});
+}
+
+bool deadline::can_start_lookup(time_point now) const noexcept {
+  return left(now) >= shortest_useful();
+}
+
+deadline::duration deadline::lookup_timeout(time_point now) const noexcept {
+  return std::min(policy_.attempt_timeout, left(now));
+}
+
+deadline::duration deadline::lookup_sleep_room(time_point now) const noexcept {
+  return std::max(left(now) - shortest_useful(), duration{0});
+}
+
 deadline::duration deadline::trim_sleep(duration wait, time_point now) const noexcept {
   return std::min(non_negative(wait), left_for_attempts(now));
 }

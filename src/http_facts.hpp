@@ -1,27 +1,41 @@
 #pragma once
-// Internal: reading the few facts the retry loop needs out of an HTTP response.
+// Internal: small HTTP facts shared by the transport and the retry loop.
 
 #include <algorithm>
-#include <cctype>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-#include "idem/transport.hpp"
-
 namespace idem::detail {
 
-// Case-insensitive header lookup (field names are case-insensitive, RFC 9110 5.1).
-inline const std::string* find_header(const header_list& headers, std::string_view name) {
-  for (const auto& [k, v] : headers) {
-    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) ==
-                 std::tolower(static_cast<unsigned char>(b));
-        })) {
-      return &v;
+// Field names are ASCII tokens (RFC 9110 section 5.1), so a byte-wise ASCII fold is exact and,
+// unlike std::tolower, independent of the global locale.
+inline bool ascii_iequals(std::string_view a, std::string_view b) noexcept {
+  return std::ranges::equal(a, b, [](char x, char y) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    return lower(x) == lower(y);
+  });
+}
+
+// RFC 3986 percent-encoding of everything but unreserved characters (for a path segment or a
+// query value).
+inline std::string percent_encode(std::string_view s) {
+  constexpr std::string_view hex = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                            (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~';
+    if (unreserved) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
     }
   }
-  return nullptr;
+  return out;
 }
 
 // The problem+json `type` of a body, or "" (a body that is not JSON simply has none).

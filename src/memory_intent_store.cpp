@@ -27,7 +27,10 @@ void memory_intent_store::record_attempt_started(const idempotency_key& key) {
 
 void memory_intent_store::record_attempt_finished(const idempotency_key& key, attempt_class c) {
   std::lock_guard lock(mutex_);
-  if (auto it = records_.find(key.str()); it != records_.end()) it->second.record.last_class = c;
+  if (auto it = records_.find(key.str()); it != records_.end()) {
+    it->second.record.last_class = c;
+    if (c != attempt_class::not_sent) it->second.record.maybe_sent = true;
+  }
 }
 
 void memory_intent_store::record_outcome(const idempotency_key& key, const outcome& o) {

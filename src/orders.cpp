@@ -1,5 +1,7 @@
 #include "idem/orders.hpp"
 
+#include "http_facts.hpp"
+
 namespace idem::orders {
 
 intent create(const order_request& req, key_format format) {
@@ -22,16 +24,18 @@ intent pay(const std::string& order_id, const payment_request& req, key_format f
   nlohmann::json payload = {{"amount_minor", req.amount_minor},
                             {"currency", req.currency},
                             {"payment_method", req.payment_method}};
-  return intent::create({"POST", "/v1/orders/" + order_id + "/payments"}, std::move(payload),
-                        {business_lookup::kind::payment_captured, order_id}, format);
+  return intent::create({"POST", "/v1/orders/" + detail::percent_encode(order_id) + "/payments"},
+                        std::move(payload), {business_lookup::kind::payment_captured, order_id},
+                        format);
 }
 
 intent cancel(const std::string& order_id, const std::string& reason, key_format format) {
   // The reason is optional: an empty one is left out rather than sent as "".
   nlohmann::json payload = nlohmann::json::object();
   if (!reason.empty()) payload["reason"] = reason;
-  return intent::create({"POST", "/v1/orders/" + order_id + "/cancel"}, std::move(payload),
-                        {business_lookup::kind::order_cancelled, order_id}, format);
+  return intent::create({"POST", "/v1/orders/" + detail::percent_encode(order_id) + "/cancel"},
+                        std::move(payload), {business_lookup::kind::order_cancelled, order_id},
+                        format);
 }
 
 }  // namespace idem::orders

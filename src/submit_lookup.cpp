@@ -14,7 +14,7 @@ constexpr std::string_view problem_base = "https://idem.example/problems/";
 }  // namespace
 
 void submit_operation::settle() {
-  if (attempts_ == 0 || all_not_sent_) return finish_stopped();
+  if (all_not_sent_) return finish_stopped();
   if (cancelled_) return finish_stopped();
   if (intent_.lookup().what == business_lookup::kind::none) return finish_stopped();
   if (core_->opts.observer) core_->opts.observer->on_lookup_started();
@@ -24,10 +24,8 @@ void submit_operation::settle() {
 void submit_operation::send_lookup() {
   if (cancelled_) return finish_stopped();
   const auto now = core_->sched->now();
-  const milliseconds left = deadline_->left(now);
-  if (left < min_attempt()) return finish_stopped();
-  auto req = make_request("GET", absolute(lookup_path(intent_)),
-                          std::min(core_->opts.deadline.attempt_timeout, left));
+  if (!deadline_->can_start_lookup(now)) return finish_stopped();
+  auto req = make_request("GET", absolute(lookup_path(intent_)), deadline_->lookup_timeout(now));
   core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
   send(std::move(req), &submit_operation::on_lookup_done);
 }
@@ -60,7 +58,7 @@ void submit_operation::on_lookup_done(transport_result r) {
   if (cancelled_) return finish_stopped();
   // A GET changes nothing: asking again is always safe, within the time left.
   const auto now = core_->sched->now();
-  const milliseconds room = deadline_->left(now) - min_attempt();
+  const milliseconds room = deadline_->lookup_sleep_room(now);
   milliseconds delay = lookup_backoff_.next_delay(core_->rng);
   if (r.failure == transport_failure::none) {
     if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);

@@ -20,12 +20,21 @@ submit_operation::submit_operation(std::shared_ptr<client::core> core, intent wh
 void submit_operation::start() {
   start_ = core_->sched->now();
   deadline_.emplace(start_, core_->opts.deadline);
+  // An earlier submission of this intent may have reached the server: then nothing this one
+  // does makes the intent "not sent", and a duplicate-business-id may be our own order.
+  if (auto earlier = core_->store->find(intent_.key()); earlier && earlier->maybe_sent) {
+    all_not_sent_ = false;
+    may_have_executed_ = true;
+  }
   next_attempt();
 }
 
 void submit_operation::cancel() {
   if (finished_) return;
   cancelled_ = true;
+  // A submission arriving while this one unwinds starts afresh instead of joining a flight
+  // that will send nothing more.
+  core_->flights.erase(intent_.key().str(), this);
   signal_.emit(asio::cancellation_type::terminal);
 }
 
@@ -33,9 +42,9 @@ milliseconds submit_operation::elapsed() const {
   return std::chrono::duration_cast<milliseconds>(core_->sched->now() - start_);
 }
 
-milliseconds submit_operation::min_attempt() const {
-  // An attempt with no time at all is pointless, whatever the policy says.
-  return std::max(core_->opts.deadline.min_attempt, milliseconds{1});
+bool submit_operation::failed_attempts_exhausted() const {
+  const auto& max_failed = core_->opts.max_failed_attempts;
+  return max_failed && failed_ >= *max_failed;
 }
 
 std::string submit_operation::absolute(const std::string& path_or_url) const {
@@ -43,6 +52,12 @@ std::string submit_operation::absolute(const std::string& path_or_url) const {
   if (!path_or_url.empty() && path_or_url.front() != '/')
     return core_->base_url + "/" + path_or_url;
   return core_->base_url + path_or_url;
+}
+
+bool submit_operation::same_origin(const std::string& url) const {
+  const std::string& base = core_->base_url;
+  return url.compare(0, base.size(), base) == 0 &&
+         (url.size() == base.size() || url[base.size()] == '/' || url[base.size()] == '?');
 }
 
 http_request submit_operation::make_request(std::string method, std::string url,
@@ -57,9 +72,9 @@ http_request submit_operation::make_request(std::string method, std::string url,
 }
 
 std::optional<milliseconds> submit_operation::retry_after_of(const http_response& r) const {
-  const std::string* value = find_header(r.headers, "Retry-After");
+  const std::string* value = r.header("Retry-After");
   if (!value) return std::nullopt;
-  const std::string* date = find_header(r.headers, "Date");
+  const std::string* date = r.header("Date");
   return parse_retry_after(*value, date ? std::optional<std::string_view>(*date) : std::nullopt,
                            core_->sched->wall_now());
 }
@@ -93,7 +108,8 @@ void submit_operation::next_attempt() {
     // A key belongs to the credentials it was first sent with; under others it would be an
     // unrelated request on the server, so a resumed intent could execute twice.
     if (!core_->store->bind_credentials(intent_.key(), core_->credentials_fingerprint)) {
-      return finish(outcome_fields{.kind = outcome_kind::rejected, .error = "foreign-credentials"});
+      return finish(outcome_fields{.kind = outcome_kind::rejected, .error = "foreign-credentials"},
+                    /*record=*/false);
     }
     credentials_checked_ = true;
   }
@@ -137,11 +153,12 @@ void submit_operation::on_write_done(transport_result r) {
   } else {
     a.status = r.response.status;
     a.body = std::move(r.response.body);
-    a.problem = problem_type_of(a.body);
+    // Only an error answer carries a problem type worth parsing the body for.
+    if (a.status >= 400) a.problem = problem_type_of(a.body);
     a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
-    const std::string* replayed = find_header(r.response.headers, "Idempotent-Replayed");
+    const std::string* replayed = r.response.header("Idempotent-Replayed");
     a.replayed = replayed && *replayed == "true";
-    if (const std::string* loc = find_header(r.response.headers, "Location")) a.location = *loc;
+    if (const std::string* loc = r.response.header("Location")) a.location = *loc;
     a.retry_after = retry_after_of(r.response);
   }
   core_->store->record_attempt_finished(intent_.key(), a.cls);
@@ -184,15 +201,14 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
     case attempt_class::unknown:
     case attempt_class::not_processed:
     case attempt_class::in_progress:
-      if (polling_) return schedule_poll();
+      if (polling_) return failed_attempts_exhausted() ? settle() : schedule_poll();
       return schedule_retry(a.retry_after);
   }
 }
 
 void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
   if (cancelled_) return finish_stopped();
-  const auto& max_failed = core_->opts.max_failed_attempts;
-  if (max_failed && failed_ >= *max_failed) return settle();
+  if (failed_attempts_exhausted()) return settle();
   const auto now = core_->sched->now();
   // A server that asks for more than the time left will not take our write in time: stop
   // writing now and keep the time for the lookup.
@@ -202,7 +218,7 @@ void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
   if (!deadline_->sleep_fits(delay, now)) {
     // Trim the jitter so that one more attempt still fits; never below Retry-After (it fits).
     // No room at all would mean back-to-back attempts at the very end of the window.
-    const milliseconds room = deadline_->left_for_attempts(now) - min_attempt();
+    const milliseconds room = deadline_->sleep_room(now);
     if (room <= milliseconds{0}) return settle();
     delay = room;
   }
@@ -223,7 +239,7 @@ void submit_operation::acquire_token() {
 void submit_operation::finish_stopped() {
   // Nothing left the machine: safe to report (and resume) as not sent. Anything else may have
   // happened: unresolved, with the last answer we had for context.
-  if (attempts_ == 0 || all_not_sent_) {
+  if (all_not_sent_) {
     return finish(outcome_fields{.kind = outcome_kind::not_sent});
   }
   return finish(outcome_fields{.kind = outcome_kind::unresolved,
@@ -232,7 +248,7 @@ void submit_operation::finish_stopped() {
                                .problem_type = last_answer_.problem});
 }
 
-void submit_operation::finish(outcome_fields f) {
+void submit_operation::finish(outcome_fields f, bool record) {
   if (finished_) return;
   finished_ = true;
   auto self = shared_from_this();  // the registry may hold the last reference
@@ -241,7 +257,7 @@ void submit_operation::finish(outcome_fields f) {
   f.elapsed = elapsed();
   f.last_transport_error = last_transport_error_;
   outcome o(std::move(f));
-  core_->store->record_outcome(intent_.key(), o);
+  if (record) core_->store->record_outcome(intent_.key(), o);
   if (core_->opts.observer) core_->opts.observer->on_outcome(o.kind(), o.elapsed());
   auto& c = core_->counters;
   switch (o.kind()) {

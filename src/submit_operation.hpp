@@ -77,7 +77,9 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void send_lookup();
   void on_lookup_done(transport_result r);
   void finish_stopped();
-  void finish(outcome_fields f);
+  // `record` false: the outcome is the caller's answer but no state change of the intent (a
+  // refusal before sending must not close an intent whose earlier attempts may have executed).
+  void finish(outcome_fields f, bool record = true);
   void on_waiter_cancelled(std::uint64_t id);
   void wait(std::chrono::milliseconds d, std::function<void()> next);
   // Sends `req` as the one transfer outstanding (cancellable), then calls on_done on the strand.
@@ -85,9 +87,11 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   [[nodiscard]] http_request make_request(std::string method, std::string url,
                                           std::chrono::milliseconds timeout) const;
   [[nodiscard]] std::string absolute(const std::string& path_or_url) const;
+  // `url` is on the API's own origin (base_url), where the credentials may be sent.
+  [[nodiscard]] bool same_origin(const std::string& url) const;
+  [[nodiscard]] bool failed_attempts_exhausted() const;
   [[nodiscard]] std::optional<std::chrono::milliseconds> retry_after_of(
       const http_response& r) const;
-  [[nodiscard]] std::chrono::milliseconds min_attempt() const;
   [[nodiscard]] std::chrono::milliseconds elapsed() const;
 
   std::shared_ptr<client::core> core_;
@@ -102,7 +106,9 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
 
   std::uint32_t attempts_ = 0;  // writes sent
   std::uint32_t failed_ = 0;    // attempts that were not_sent or unknown
-  bool all_not_sent_ = true;    // every write so far provably never left
+  // Every write so far, in this submission and (per the store) in earlier ones, provably never
+  // left: only then is the outcome not_sent.
+  bool all_not_sent_ = true;
   bool may_have_executed_ = false;
   bool credentials_checked_ = false;
   bool cancelled_ = false;

@@ -12,7 +12,12 @@ using std::chrono::milliseconds;
 
 void submit_operation::begin_polling(const std::string& location) {
   polling_ = true;
-  if (!location.empty()) poll_url_ = absolute(location);
+  // The status URL gets our credentials: only one on the API's own origin is followed; for any
+  // other, the POST itself is re-sent instead of polling.
+  if (!location.empty()) {
+    std::string url = absolute(location);
+    if (same_origin(url)) poll_url_ = std::move(url);
+  }
   next_resend_ = core_->sched->now() + core_->opts.resend_interval;
   schedule_poll();
 }
@@ -22,7 +27,7 @@ void submit_operation::schedule_poll() {
   const auto now = core_->sched->now();
   if (!deadline_->can_start_attempt(now)) return settle();
   // Polls back to back (no room left to space them) would only hammer the server.
-  const milliseconds room = deadline_->left_for_attempts(now) - min_attempt();
+  const milliseconds room = deadline_->sleep_room(now);
   if (room <= milliseconds{0}) return settle();
   const milliseconds delay = std::clamp(core_->opts.poll_interval, milliseconds{1}, room);
   wait(delay, [this] { poll_once(); });
@@ -32,11 +37,14 @@ void submit_operation::poll_once() {
   const auto now = core_->sched->now();
   if (!deadline_->can_start_attempt(now)) return settle();
   // Re-sending the POST with the same key lets the server take over a crashed executor's
-  // expired lease; a busy original just answers 202 or 409 again.
-  if (poll_url_.empty() || now >= next_resend_) {
+  // expired lease; a busy original just answers 202 or 409 again. A re-send is a retry like any
+  // other: it needs a token from the retry budget, else this round polls (or waits) instead.
+  const bool resend_due = poll_url_.empty() || now >= next_resend_;
+  if (resend_due && core_->budget.try_spend(now)) {
     next_resend_ = now + core_->opts.resend_interval;
     return next_attempt();
   }
+  if (poll_url_.empty()) return schedule_poll();
   auto req = make_request("GET", poll_url_, deadline_->attempt_timeout(now));
   send(std::move(req), &submit_operation::on_poll_done);
 }
@@ -63,9 +71,14 @@ void submit_operation::on_poll_done(transport_result r) {
   answer a;
   a.status = response->value("status", 0);
   auto inner = response->find("body");
-  if (inner != response->end())
-    a.body = inner->is_string() ? inner->get<std::string>() : inner->dump();
-  a.problem = problem_type_of(a.body);
+  if (inner != response->end() && inner->is_string()) {
+    a.body = inner->get<std::string>();
+    if (a.status >= 400) a.problem = problem_type_of(a.body);
+  } else if (inner != response->end()) {
+    a.body = inner->dump();
+    auto type = inner->is_object() ? inner->find("type") : inner->end();
+    if (a.status >= 400 && type != inner->end() && type->is_string()) a.problem = *type;
+  }
   a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
   if (a.cls == attempt_class::succeeded && a.status == 202) a.cls = attempt_class::unknown;
   last_answer_ = a;

@@ -16,10 +16,10 @@ namespace idem {
 /// never call it from a completion handler of this client (it would wait on itself).
 class blocking_client {
  public:
-  /// `transport` and `sched` as for client (defaults: curl_transport, asio_scheduler); if given,
-  /// they must be bound to executor() of this object, so use the factory form below.
+  /// With the client's defaults (curl_transport, asio_scheduler) on this object's io_context.
   explicit blocking_client(client_options options);
-  /// For tests: builds the transport and scheduler on this object's io_context.
+  /// Builds the transport and scheduler (e.g. test fakes) on this object's io_context: each
+  /// factory is called with its executor.
   template <class MakeTransport, class MakeScheduler>
   blocking_client(client_options options, MakeTransport make_transport,
                   MakeScheduler make_scheduler)
@@ -34,7 +34,7 @@ class blocking_client {
   blocking_client(const blocking_client&) = delete;
   blocking_client& operator=(const blocking_client&) = delete;
 
-  /// Submits `i` and waits for its outcome (at most the deadline, plus the lookup reserve).
+  /// Submits `i` and waits for its outcome (at most the deadline, which includes the lookup).
   [[nodiscard]] outcome submit(const intent& i);
   [[nodiscard]] client& async() noexcept { return *client_; }
 

@@ -35,11 +35,22 @@ class deadline {
   [[nodiscard]] duration attempt_timeout(time_point now) const noexcept;
   /// Whether sleeping `wait` from `now` still leaves room to start an attempt afterwards.
   [[nodiscard]] bool sleep_fits(duration wait, time_point now) const noexcept;
+  /// The longest sleep after which an attempt can still start (0: none fits). Never back to back:
+  /// an attempt needs at least max(min_attempt, 1 ms).
+  [[nodiscard]] duration sleep_room(time_point now) const noexcept;
+  /// A lookup may start: left(now) >= max(min_attempt, 1 ms). The lookup may use the reserve.
+  [[nodiscard]] bool can_start_lookup(time_point now) const noexcept;
+  /// The timeout for a lookup starting now: min(attempt_timeout, left(now)).
+  [[nodiscard]] duration lookup_timeout(time_point now) const noexcept;
+  /// The longest sleep after which a lookup can still start (0: none fits).
+  [[nodiscard]] duration lookup_sleep_room(time_point now) const noexcept;
   /// `wait` trimmed so that it ends no later than the end of the attempt window.
   [[nodiscard]] duration trim_sleep(duration wait, time_point now) const noexcept;
   [[nodiscard]] bool expired(time_point now) const noexcept { return now >= end_; }
 
  private:
+  [[nodiscard]] duration shortest_useful() const noexcept;
+
   time_point end_;
   deadline_policy policy_;
 };

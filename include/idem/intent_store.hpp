@@ -26,6 +26,9 @@ struct intent_record {
   std::optional<std::string> credentials_fingerprint{};
   std::uint32_t attempts = 0;  ///< attempts started, over all submissions
   std::optional<attempt_class> last_class{};
+  /// Some attempt, in any submission, may have reached the server (any class but not_sent):
+  /// the intent can never again be reported as not sent.
+  bool maybe_sent = false;
   std::optional<outcome_kind> final_kind{};  ///< set once an outcome was reported
 };
 

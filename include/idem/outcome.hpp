@@ -16,7 +16,8 @@ enum class outcome_kind {
   succeeded,   ///< a 2xx (first answer or replay), or our result found by the lookup
   rejected,    ///< a definite failure (4xx) or a client bug (see outcome::error()); a fix is a new
                ///< intent
-  not_sent,    ///< every attempt provably never reached the server: nothing happened
+  not_sent,    ///< every attempt of every submission of this intent provably never reached the
+               ///< server (as far as the intent store knows): nothing happened
   unresolved,  ///< it may have happened; resume later with the same key
 };
 

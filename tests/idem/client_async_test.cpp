@@ -73,6 +73,60 @@ TEST_F(client_test, PollingResendsThePostWithTheSameKey) {
   EXPECT_GE(net->requests("GET").size(), 4u);
 }
 
+TEST_F(client_test, PollingResendsSpendTheRetryBudgetAndWaitWhenItIsEmpty) {
+  auto opts = options();
+  opts.poll_interval = 1s;
+  opts.resend_interval = 3s;
+  opts.retry_budget = {.reserve = 0, .per_first_attempt = 0, .trickle_per_second = 0};
+  auto c = make_client(opts);
+  auto polls = std::make_shared<int>(0);
+  net->respond([polls](const http_request& r) {
+    if (r.method == "POST") return reply(202, "{}", {{"Location", "/v1/requests/req_1"}});
+    if ((*polls)++ < 8) return reply(200, request_status("PROCESSING").dump());
+    return reply(200, request_status("COMPLETED", {{"status", 201}, {"body", "{}"}}).dump());
+  });
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  // Eight seconds of polling would have re-sent the POST twice; without a token, none is.
+  EXPECT_EQ(net->requests("POST").size(), 1u);
+  EXPECT_EQ(c->counters().retries, 0u);
+}
+
+TEST_F(client_test, StatusUrlOnAnotherOriginIsNeverSentTheCredentials) {
+  auto opts = options();
+  opts.poll_interval = 1s;
+  opts.resend_interval = 3s;
+  auto c = make_client(opts);
+  auto posts = std::make_shared<int>(0);
+  net->respond([posts](const http_request& r) {
+    if (r.method != "POST") return reply(404);
+    if (++*posts < 2) return reply(202, "{}", {{"Location", "https://evil.test/v1/requests/r"}});
+    return reply(201, "{}", {{"Idempotent-Replayed", "true"}});
+  });
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_EQ(net->requests("POST").size(), 2u) << "the POST is re-sent instead of polling";
+  for (const auto& r : net->requests()) {
+    EXPECT_EQ(r.url.rfind("http://api.test/", 0), 0u) << r.url;
+  }
+}
+
+TEST_F(client_test, AbsoluteStatusUrlOnTheApiOriginIsPolled) {
+  auto opts = options();
+  opts.poll_interval = 1s;
+  opts.resend_interval = 20s;
+  auto c = make_client(opts);
+  net->respond([](const http_request& r) {
+    if (r.method == "POST") {
+      return reply(202, "{}", {{"Location", "http://api.test/v1/requests/req_1"}});
+    }
+    return reply(200, request_status("COMPLETED", {{"status", 201}, {"body", "{}"}}).dump());
+  });
+  EXPECT_EQ(submit(*c, orders::create(sample_order())).kind(), outcome_kind::succeeded);
+  ASSERT_EQ(net->requests("GET").size(), 1u);
+  EXPECT_EQ(net->requests("GET")[0].url, "http://api.test/v1/requests/req_1");
+}
+
 TEST_F(client_test, AcceptedButNeverFinishedIsUnresolvedWithinTheDeadline) {
   auto c = make_client();
   net->respond([](const http_request& r) {

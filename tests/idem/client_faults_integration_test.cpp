@@ -2,7 +2,9 @@
 // scenario ends with the intent succeeded and its effect on the server's books exactly once.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "tests/idem/support/live_client.hpp"
 
@@ -29,22 +31,34 @@ TEST(LiveClientFaults, ConnectionResetBeforeProcessingIsRetriedAndCreatesOnce) {
   EXPECT_EQ(stats["replays"], 0);
 }
 
-TEST(LiveClientFaults, UnavailableBeforeProcessingHonoursRetryAfterAndCreatesOnce) {
+class LiveClientNotProcessed : public ::testing::TestWithParam<int> {};
+
+TEST_P(LiveClientNotProcessed, HonoursRetryAfterAndCreatesOnce) {
   running_server server;
   api_client api{server.port(), tenant};
   api.set_faults(only(on_create("status_before_processing",
-                                {{"status", 503}, {"retry_after_s", 1}, {"times", 1}})));
+                                {{"status", GetParam()}, {"retry_after_s", 1}, {"times", 1}})));
+  auto options = live_options(server.port());
+  auto seen = std::make_shared<recording_observer>();
+  options.observer = seen;
 
-  const auto o = submit_live(live_options(server.port()), orders::create(order_of("m-503")));
+  const auto o = submit_live(options, orders::create(order_of("m-not-processed")));
 
   EXPECT_EQ(o.kind(), outcome_kind::succeeded);
   EXPECT_EQ(o.status(), 201);
   EXPECT_FALSE(o.replayed());
   EXPECT_EQ(o.attempts(), 2u);
+  EXPECT_EQ(seen->statuses, (std::vector<int>{GetParam(), 201}));
+  // The jitter alone would be at most 200 ms: the wait chosen is the server's Retry-After.
+  ASSERT_FALSE(seen->waits.empty());
+  EXPECT_GE(seen->waits.front(), 1s);
   const auto stats = api.stats();
   expect_one_order(stats);
   EXPECT_EQ(stats["faults_injected"], 1);
 }
+
+INSTANTIATE_TEST_SUITE_P(UnavailableAndTooManyRequests, LiveClientNotProcessed,
+                         ::testing::Values(503, 429));
 
 TEST(LiveClientFaults, ResponseLostAfterCommitIsReplayedNotReexecuted) {
   running_server server;
@@ -99,14 +113,15 @@ TEST(LiveClientFaults, StalledResponseTimesOutAndTheRetryIsReplayed) {
 }
 
 TEST(LiveClientFaults, SlowExecutionAnswersInProgressAndTheClientWaitsForIt) {
-  // The first attempt times out while the server still holds the key; the retry meets 409
-  // in-progress (a 1 s attempt sends no `Prefer: wait`), waits its Retry-After and then gets the
-  // replay. The lease outlives the delay, so the slow executor is never taken over.
+  // The first attempt times out (1 s) while the server still holds the key; the retry, about
+  // 1 s later, meets 409 in-progress (a 1 s attempt sends no `Prefer: wait`), waits its
+  // Retry-After and then gets the replay. The execution takes 3 s, so the retry meets it busy
+  // with seconds to spare; the lease outlives it, so the slow executor is never taken over.
   auto server_options = testing::test_server_options();
-  server_options.lease = 3s;
+  server_options.lease = 5s;
   running_server server{server_options};
   api_client api{server.port(), tenant};
-  api.set_faults(only(on_create("delay", {{"delay_ms", 1500}, {"times", 1}})));
+  api.set_faults(only(on_create("delay", {{"delay_ms", 3000}, {"times", 1}})));
   auto options = live_options(server.port());
   options.deadline.attempt_timeout = 1s;
 

@@ -3,6 +3,7 @@
 // and the lookup by business ID when every write response is lost.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "tests/idem/support/live_client.hpp"
@@ -120,6 +121,28 @@ TEST(LiveClient, OrderWhoseEveryWriteResponseWasLostIsFoundByLookup) {
   expect_one_order(stats);
   EXPECT_EQ(stats["faults_injected"], 1);
   EXPECT_EQ(stats["replays"], 0);
+}
+
+TEST(LiveClient, AcceptedForLaterIsPolledToItsFinalAnswer) {
+  running_server server;
+  api_client api{server.port(), tenant};
+  // The execution takes 3.5 s; the client asks `Prefer: wait=2, respond-async` (3 s attempts),
+  // so the server answers 202 with a status URL, and the client polls it to the 201.
+  api.set_faults(only(on_create("delay", {{"delay_ms", 3500}, {"times", 1}})));
+  auto options = live_options(server.port());
+  options.prefer_async = true;
+  options.deadline.attempt_timeout = 3s;
+  auto seen = std::make_shared<recording_observer>();
+  options.observer = seen;
+
+  const auto o = submit_live(options, orders::create(order_of("m-async")));
+
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded) << o.body();
+  EXPECT_EQ(o.status(), 201);
+  EXPECT_EQ(nlohmann::json::parse(o.body())["merchant_order_id"], "m-async");
+  ASSERT_FALSE(seen->statuses.empty());
+  EXPECT_EQ(seen->statuses.front(), 202);
+  expect_one_order(api.stats());
 }
 
 TEST(LiveClient, PaysAnOrderWithExactlyOneCharge) {

@@ -23,7 +23,7 @@ struct fake_reply {
   /// Virtual time the transfer takes (needs a fake_scheduler); at or past the request's timeout
   /// the attempt ends as a timeout after sending (`unknown`) when the timeout runs out.
   std::chrono::milliseconds takes{0};
-  /// Never answers until cancelled (or release()d): a transfer in progress.
+  /// Never answers until cancelled: a transfer in progress.
   bool hang = false;
 };
 

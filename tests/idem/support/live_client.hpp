@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "idem/client.hpp"
 #include "idem/orders.hpp"
@@ -89,6 +90,15 @@ inline nlohmann::json on_pay(std::string fault, nlohmann::json params = nlohmann
 inline nlohmann::json only(nlohmann::json one_rule) {
   return {{"seed", 42}, {"rules", nlohmann::json::array({std::move(one_rule)})}};
 }
+
+// What the client told its observer: each write's status (0 without a response) and each wait.
+// Runs on the client's strand, which submit_live drives on the test's thread.
+struct recording_observer final : observer {
+  std::vector<int> statuses;
+  std::vector<std::chrono::milliseconds> waits;
+  void on_attempt_finished(attempt_class, int status) override { statuses.push_back(status); }
+  void on_backoff(std::chrono::milliseconds delay) override { waits.push_back(delay); }
+};
 
 // A port on 127.0.0.1 where nothing listens: bound once by the OS, then released.
 inline std::uint16_t unused_port() {
