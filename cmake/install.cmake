@@ -5,9 +5,8 @@ include(CMakePackageConfigHelpers)
 
 set(IDEM_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/idem)
 
-install(TARGETS idem EXPORT idemTargets
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The include directory comes with the target's own $<INSTALL_INTERFACE:include> (src/).
+install(TARGETS idem EXPORT idemTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/idem DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT idemTargets NAMESPACE idem:: DESTINATION ${IDEM_CMAKE_INSTALL_DIR})
 

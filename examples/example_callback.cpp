@@ -33,8 +33,7 @@ int main(int argc, char** argv) {
               << o.attempts() << " attempt(s), key " << o.key() << ")\n";
     if (o.kind() == idem::outcome_kind::succeeded) std::cout << o.body() << '\n';
     exit_status = o.kind() == idem::outcome_kind::succeeded ? 0 : 1;
-    io.stop();  // idle keep-alive connections would otherwise keep run() going
   });
-  io.run();
+  io.run();  // returns once the outcome is in: idle pooled connections leave it no work
   return exit_status;
 }

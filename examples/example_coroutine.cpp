@@ -48,10 +48,8 @@ int main(int argc, char** argv) {
   options.credentials = idem::bearer_token{argv[2]};
   idem::client client{io.get_executor(), options};
   int exit_status = 1;
-  asio::co_spawn(io, buy(client), [&](std::exception_ptr e, int status) {
-    exit_status = e ? 1 : status;
-    io.stop();  // idle keep-alive connections would otherwise keep run() going
-  });
-  io.run();
+  asio::co_spawn(io, buy(client),
+                 [&](std::exception_ptr e, int status) { exit_status = e ? 1 : status; });
+  io.run();  // returns once the outcome is in: idle pooled connections leave it no work
   return exit_status;
 }

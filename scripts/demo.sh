@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: builds everything, starts the mock server with a heavy fault mix (close to half
-# of all writes fail ambiguously: scripts/demo-load-faults.json), runs
+# The main job: builds the four programs it runs, starts the mock server with a heavy, seeded
+# fault mix (scripts/demo-load-faults.json: about half of all writes hit a fault, most of them
+# ambiguous to the client -- the response lost or a 502/504 after the commit, a reset, a provider
+# timeout -- the rest 503s before processing, delays and stalls), runs
 # `idem-cli load --orders 300 --pay` against it with a 30 s deadline per intent, and prints the
 # client's outcomes beside the server's own counts. The claim checked: every intent succeeded and
 # the server holds each exactly once (N orders, N charges, no order charged twice, one key per
@@ -9,7 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 build_dir=${BUILD_DIR:-build}
-bash scripts/build.sh "$build_dir" >/dev/null
+# Only what the demo runs; the rest (tests, benchmarks) is built by bash scripts/test.sh.
+demo_targets="idem-mock-server idem-cli demo_report mock_walkthrough"
+echo "demo: building $demo_targets in $build_dir (the first run takes several minutes)" >&2
+IDEM_TARGETS=$demo_targets bash scripts/build.sh "$build_dir" >/dev/null
 
 orders=${DEMO_ORDERS:-300}
 work=$(mktemp -d)
@@ -36,7 +41,13 @@ start_server() {
     --admin-token "$admin_token" --faults "$1" >"$work/out" 2>"$work/$2-server.log" &
   server_pid=$!
   exec 3<"$work/out"
-  read -r first_line <&3
+  # EOF here means the server exited before it listened: say why instead of ending silently
+  # (the EXIT trap deletes the log).
+  if ! read -r first_line <&3 || [ "${first_line#listening on }" = "$first_line" ]; then
+    echo "demo: mock server did not start:" >&2
+    cat "$work/$2-server.log" >&2
+    exit 1
+  fi
   url=${first_line#listening on }
 }
 
@@ -47,7 +58,11 @@ status=0
 "$build_dir/tools/idem-cli" load --url "$url" --token demo-shop --orders "$orders" --pay \
   --concurrency 16 --deadline 30s >"$work/load.json" || status=$?
 echo "idem-cli load: exit status $status"
-curl -fsS "$url/_mock/stats" -H "Authorization: Bearer $admin_token" >"$work/stats.json"
+if ! curl -fsS "$url/_mock/stats" -H "Authorization: Bearer $admin_token" >"$work/stats.json"; then
+  echo "demo: could not read the mock server's /_mock/stats (did it die during the load?):" >&2
+  cat "$work/load-server.log" >&2
+  exit 1
+fi
 stop_server
 report=0
 "$build_dir/tools/demo_report" "$orders" 1 "$work/load.json" "$work/stats.json" || report=$?

@@ -1,18 +1,21 @@
-// idem-cli (tools/idem_cli): command-line parsing, the JSON it prints, the exit status, and the
-// submit and load commands end to end against the in-process mock server.
+// idem-cli (tools/idem_cli): command-line parsing, the JSON it prints, the exit status, the
+// submit and load commands end to end against the in-process mock server, and run_cli, the
+// dispatch main() is made of (what goes to stdout and stderr, and the exit status).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "idem_cli/command_line.hpp"
-#include "idem_cli/duration.hpp"
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/latency.hpp"
 #include "idem_cli/load_command.hpp"
 #include "idem_cli/progress_bar.hpp"
+#include "idem_cli/run_cli.hpp"
 #include "idem_cli/submit_command.hpp"
 #include "idem_cli/summary.hpp"
 #include "tests/support/running_server.hpp"
@@ -83,7 +86,7 @@ TEST(CliCommandLine, BadCommandLinesAreUsageErrors) {
   EXPECT_EQ(usage_message(with({"--orders"})), "--orders needs a value");
   EXPECT_EQ(usage_message(with({"--orders", "1", "--pay=yes"})), "--pay takes no value");
   EXPECT_EQ(usage_message(with({"--orders", "1", "--deadline", "soon"})),
-            "bad --deadline 'soon' (e.g. 30s, 500ms)");
+            "bad --deadline 'soon' (e.g. 30s, 500ms, 1m30s)");
   EXPECT_EQ(usage_message(with({"--orders", "1", "stray"})), "unexpected argument 'stray'");
   EXPECT_EQ(usage_message({"submit", "--url", "u", "--token", "t", "--path", "/v1/orders", "--data",
                            "{not json", "--business-id", "x"}),
@@ -105,14 +108,36 @@ TEST(CliCommandLine, HelpIsNotAnError) {
   EXPECT_TRUE(std::holds_alternative<help_request>(parse_command_line({"--help"})));
 }
 
-TEST(CliDuration, AcceptsUnitsAndRejectsGarbage) {
-  EXPECT_EQ(parse_duration("30s"), 30s);
-  EXPECT_EQ(parse_duration("30"), 30s);
-  EXPECT_EQ(parse_duration("250ms"), 250ms);
-  EXPECT_EQ(parse_duration("2m"), 2min);
-  EXPECT_EQ(parse_duration("1h"), 1h);
-  for (const char* bad : {"", "s", "0s", "-1s", "1.5s", "3d", "99999999999999999h"}) {
-    EXPECT_EQ(parse_duration(bad), std::nullopt) << bad;
+// --deadline takes every form the mock server's flags take (the parser is shared: common/,
+// tested in tests/mock_server/duration_test.cpp), but only a positive duration.
+std::optional<std::chrono::milliseconds> load_deadline(const std::string& text) {
+  auto cmd = parse_command_line(
+      {"load", "--url", "u", "--token", "t", "--orders", "1", "--deadline", text});
+  auto* load = std::get_if<load_args>(&cmd);
+  if (load == nullptr) return std::nullopt;
+  return load->deadline;
+}
+
+TEST(CliDeadline, AcceptsTheSharedDurationForms) {
+  EXPECT_EQ(load_deadline("30s"), 30s);
+  EXPECT_EQ(load_deadline("30"), 30s);
+  EXPECT_EQ(load_deadline("250ms"), 250ms);
+  EXPECT_EQ(load_deadline("2m"), 2min);
+  EXPECT_EQ(load_deadline("1h"), 1h);
+  EXPECT_EQ(load_deadline("1m30s"), 90s);
+  EXPECT_EQ(load_deadline("3d"), 72h);
+}
+
+TEST(CliDeadline, RefusesGarbageAndZero) {
+  for (const char* bad : {"", "s", "-1s", "1.5s", "1h30", "99999999999999999999h"}) {
+    EXPECT_EQ(load_deadline(bad), std::nullopt) << bad;
+  }
+  const strings base = {"submit",     "--url",  "u",  "--token",       "t", "--path",
+                        "/v1/orders", "--data", "{}", "--business-id", "x", "--deadline"};
+  for (const char* zero : {"0", "0s", "0ms", "0h0m"}) {
+    strings args = base;
+    args.emplace_back(zero);
+    EXPECT_EQ(usage_message(args), "--deadline must be positive") << zero;
   }
 }
 
@@ -123,6 +148,7 @@ TEST(CliExitStatus, MapsOutcomesAsTheContractSays) {
   EXPECT_EQ(exit_status_for({.succeeded = 5, .rejected = 1, .unresolved = 1}), 3);
   EXPECT_EQ(exit_status_for({.not_sent = 1}), 3);
   EXPECT_EQ(exit_usage, 2);
+  EXPECT_EQ(exit_setup_failed, 4);  // not 2: the contract keeps 2 for usage errors
 }
 
 TEST(CliExitStatus, EachOutcomeKindCountsInItsOwnColumn) {
@@ -281,6 +307,76 @@ TEST(CliLoad, PaymentsOfOrdersThatNeverSucceededCountAsNotSent) {
   EXPECT_EQ(s.intents, 6u);
   EXPECT_EQ(s.counts.not_sent, 6u);
   EXPECT_EQ(exit_status_for(s.counts), exit_some_open);
+}
+
+struct cli_run {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+cli_run run(const strings& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status = run_cli(args, out, err, /*show_progress=*/false);
+  return {status, out.str(), err.str()};
+}
+
+TEST(CliRun, ABadFlagIsAUsageErrorOnStderrOnly) {
+  const auto r = run({"load", "--url", "u", "--token", "t", "--orders", "1", "--bogus", "1"});
+  EXPECT_EQ(r.status, exit_usage);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, std::string("idem-cli: unknown flag --bogus\n\n") + usage_text());
+}
+
+TEST(CliRun, NoCommandIsAUsageError) {
+  const auto r = run({});
+  EXPECT_EQ(r.status, exit_usage);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, std::string("idem-cli: missing command\n\n") + usage_text());
+}
+
+TEST(CliRun, HelpPrintsTheUsageOnStdoutAndSucceeds) {
+  for (const char* help : {"--help", "-h", "help"}) {
+    const auto r = run({help});
+    EXPECT_EQ(r.status, exit_all_succeeded) << help;
+    EXPECT_EQ(r.out, usage_text()) << help;
+    EXPECT_EQ(r.err, "") << help;
+  }
+}
+
+TEST(CliRun, UsageDocumentsEveryExitStatusAndTheDurationForms) {
+  const std::string usage = usage_text();
+  for (const char* part : {"0 every intent succeeded", "1 some rejected", "2 usage error",
+                           "3 some unresolved or not sent", "4 could not start", "1m30s"}) {
+    EXPECT_NE(usage.find(part), std::string::npos) << part;
+  }
+}
+
+TEST(CliRun, LoadAgainstADeadPortPrintsItsSummaryAndExitsThree) {
+  // Nothing listens on port 1: the order is never sent.
+  const auto r = run(
+      {"load", "--url", "http://127.0.0.1:1", "--token", "t", "--orders", "1", "--deadline", "1s"});
+  EXPECT_EQ(r.status, exit_some_open);
+  EXPECT_EQ(r.err, "");  // no progress bar asked for, nothing went wrong with the command
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out.back(), '\n');
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line: " << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["intents"], 1);
+  EXPECT_EQ(j["not_sent"], 1);
+  EXPECT_EQ(j["succeeded"], 0);
+}
+
+TEST(CliRun, SubmitPrintsTheOutcomeOnStdout) {
+  testing::running_server server;
+  const auto r = run({"submit", "--url", url_of(server), "--token", "shop-1", "--path",
+                      "/v1/orders", "--data", order_json, "--business-id", "cli-1"});
+  EXPECT_EQ(r.status, exit_all_succeeded);
+  EXPECT_EQ(r.err, "");
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "succeeded");
+  EXPECT_EQ(j["status"], 201);
 }
 
 }  // namespace

@@ -13,10 +13,16 @@ cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$ser
 trap cleanup EXIT
 
 "$cmake_bin" --install "$build_dir" --prefix "$work/prefix" >"$work/install.log"
-for file in lib/libidem.a include/idem/client.hpp lib/cmake/idem/idemConfig.cmake \
-  lib/cmake/idem/idemConfigVersion.cmake lib/cmake/idem/idemTargets.cmake bin/idem-cli \
-  bin/idem-mock-server; do
-  # GNUInstallDirs may pick lib64 on some systems; Debian uses lib.
+# The library directory is GNUInstallDirs' CMAKE_INSTALL_LIBDIR: lib on Debian, lib64 or
+# lib/<multiarch> elsewhere. Whichever it is, it holds both the archive and the CMake package.
+libdir=""
+for candidate in "$work"/prefix/lib*/libidem.a "$work"/prefix/lib/*/libidem.a; do
+  [ -e "$candidate" ] && libdir=$(dirname "${candidate#"$work/prefix/"}") && break
+done
+[ -n "$libdir" ] || { echo "not installed: lib*/libidem.a" >&2; exit 1; }
+for file in "$libdir/libidem.a" include/idem/client.hpp "$libdir/cmake/idem/idemConfig.cmake" \
+  "$libdir/cmake/idem/idemConfigVersion.cmake" "$libdir/cmake/idem/idemTargets.cmake" \
+  bin/idem-cli bin/idem-mock-server; do
   [ -e "$work/prefix/$file" ] || { echo "not installed: $file" >&2; exit 1; }
 done
 

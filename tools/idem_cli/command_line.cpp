@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "idem_cli/duration.hpp"
+#include "common/duration.hpp"
 
 namespace idem::cli {
 namespace {
@@ -61,6 +61,16 @@ std::optional<std::size_t> parse_count(const std::string& text, std::size_t max)
   return value;
 }
 
+// --deadline: any duration the shared parser accepts (common/duration.hpp, the mock server's
+// forms too), as long as it is positive; an intent with no time at all could never be sent.
+std::string read_deadline(const std::string& text, std::chrono::milliseconds& out) {
+  const auto d = common::parse_duration(text);
+  if (!d) return "bad --deadline '" + text + "' (e.g. 30s, 500ms, 1m30s)";
+  if (*d <= std::chrono::milliseconds::zero()) return "--deadline must be positive";
+  out = *d;
+  return {};
+}
+
 command parse_submit(const std::vector<std::string>& args) {
   const flag_spec spec{
       .valued = {"url", "token", "method", "path", "data", "business-id", "deadline"},
@@ -79,9 +89,9 @@ command parse_submit(const std::vector<std::string>& args) {
   if (out.path.front() != '/') return usage_error{"--path must start with '/'"};
   if (!nlohmann::json::accept(out.data)) return usage_error{"--data is not valid JSON"};
   if (flags.count("deadline") != 0) {
-    auto d = parse_duration(flags["deadline"]);
-    if (!d) return usage_error{"bad --deadline '" + flags["deadline"] + "' (e.g. 30s, 500ms)"};
-    out.deadline = *d;
+    if (auto error = read_deadline(flags["deadline"], out.deadline); !error.empty()) {
+      return usage_error{error};
+    }
   }
   return out;
 }
@@ -105,9 +115,9 @@ command parse_load(const std::vector<std::string>& args) {
     out.concurrency = *c;
   }
   if (flags.count("deadline") != 0) {
-    auto d = parse_duration(flags["deadline"]);
-    if (!d) return usage_error{"bad --deadline '" + flags["deadline"] + "' (e.g. 30s, 500ms)"};
-    out.deadline = *d;
+    if (auto error = read_deadline(flags["deadline"], out.deadline); !error.empty()) {
+      return usage_error{error};
+    }
   }
   return out;
 }
@@ -135,9 +145,12 @@ const char* usage_text() noexcept {
       2N intents; a payment is submitted once its order succeeded, and counts as not_sent if
       its order did not). Prints one JSON summary; a progress bar on stderr if it is a terminal.
 
-  Durations: 500ms, 30s, 2m, 1h. --journal, resume and journal come with the durable journal.
+  Durations: <digits><unit> with unit ms, s, m, h or d, or several of them (1m30s); a bare
+  number is seconds; a deadline must be positive. --journal, resume and journal come with
+  the durable journal.
 exit status: 0 every intent succeeded; 1 some rejected, none left open;
-             3 some unresolved or not sent; 2 usage error.
+             3 some unresolved or not sent; 2 usage error;
+             4 could not start (e.g. curl or OpenSSL failed to initialise).
 )";
 }
 

@@ -11,6 +11,10 @@ inline constexpr int exit_all_succeeded = 0;
 inline constexpr int exit_some_rejected = 1;  ///< some rejected, none left open
 inline constexpr int exit_usage = 2;          ///< bad flag, foreign token for a journal
 inline constexpr int exit_some_open = 3;      ///< some unresolved or not sent
+/// Not in the contract's list, which reserves 2 for usage errors: the command line was fine but
+/// the command could not start (setup threw, e.g. curl or OpenSSL failed to initialise), so no
+/// intent was created and there is nothing to resume.
+inline constexpr int exit_setup_failed = 4;
 
 /// How many intents ended which way.
 struct outcome_counts {

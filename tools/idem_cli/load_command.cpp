@@ -13,7 +13,8 @@ load_summary run_load(const load_args& args, std::ostream& progress_out, bool sh
   boost::asio::io_context io{1};
   progress_bar bar(progress_out, show_progress);
   client c{io.get_executor(), client_settings(args.url, args.token, args.deadline)};
-  // Idle keep-alive connections may hold the loop: stop it when the last intent is counted.
+  // The Ctrl-C signal_set (interrupt_signals) waits until it is destroyed, so run() would not
+  // return on its own: stop the loop when the last intent is counted.
   load_run run(args, c, bar, [&io] { io.stop(); });
   interrupt_signals ctrl_c(io, [&](int) {
     bar.finish(run.current());

@@ -44,7 +44,7 @@ int run_submit(const submit_args& args, std::ostream& out) {
     });
     c.async_submit(what, boost::asio::bind_cancellation_slot(cancel.slot(), [&](outcome o) {
                      result = std::move(o);
-                     io.stop();  // idle keep-alive connections may still hold the loop
+                     io.stop();  // the Ctrl-C signal_set would keep run() waiting
                    }));
     io.run();
   }

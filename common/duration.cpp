@@ -1,9 +1,9 @@
-#include "mock_server/duration.hpp"
+#include "common/duration.hpp"
 
 #include <cstdint>
 #include <limits>
 
-namespace idem::mock {
+namespace idem::common {
 
 namespace {
 
@@ -76,4 +76,4 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
   return std::chrono::milliseconds{total};
 }
 
-}  // namespace idem::mock
+}  // namespace idem::common

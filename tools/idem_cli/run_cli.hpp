@@ -1,0 +1,23 @@
+#pragma once
+// idem-cli as a function (contract section 9): what main() does, with the streams passed in so the
+// tests can run the whole dispatch.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace idem::cli {
+
+/// Runs idem-cli on `args` (argv without the program name) and returns its exit status:
+/// - a usage error: "idem-cli: <what is wrong>" and the usage text on `err`, nothing on `out`,
+///   exit_usage (2);
+/// - help: the usage text on `out`, 0;
+/// - submit: the outcome as one JSON line on `out`, the status of that outcome;
+/// - load: one JSON summary line on `out` (a progress bar on `err` if `show_progress`), the
+///   status of all its outcomes;
+/// - setup failure (an exception, e.g. curl or OpenSSL unavailable): "idem-cli: <what>" on
+///   `err`, exit_setup_failed (4). Outcomes never throw.
+[[nodiscard]] int run_cli(const std::vector<std::string>& args, std::ostream& out,
+                          std::ostream& err, bool show_progress);
+
+}  // namespace idem::cli
