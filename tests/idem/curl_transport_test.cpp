@@ -98,8 +98,9 @@ std::uint16_t dead_port(asio::io_context& io) {
 struct peer_state {
   int accepted = 0;
   int requests = 0;
-  std::vector<std::string> received;  // every request, head and body, as read
+  std::vector<std::string> received;  // every request, head and body, as read (or raw bytes)
   bool closed_idle = false;           // set by scripts that close a kept-alive connection
+  bool client_closed = false;         // set by scripts that saw the client close its end
   std::vector<std::shared_ptr<tcp::socket>> sockets;
   std::shared_ptr<tcp::acceptor> acceptor;
 };
@@ -129,6 +130,15 @@ class peer_session {
     state_->received.push_back(request);
     ++state_->requests;
     co_return request;
+  }
+
+  // Reads whatever the client sends next, at least one byte; throws when the client goes away.
+  asio::awaitable<std::string> read_some() {
+    std::string bytes(16 * 1024, '\0');
+    const std::size_t n =
+        co_await socket_->async_read_some(asio::buffer(bytes), asio::use_awaitable);
+    bytes.resize(n);
+    co_return bytes;
   }
 
   asio::awaitable<void> write(std::string_view bytes) {
@@ -231,6 +241,14 @@ asio::awaitable<void> answer_ok_forever(peer_session& s) {
 asio::awaitable<void> never_answer(peer_session& s) {
   co_await s.read_request();
   co_await s.wait_for_client_close();
+}
+
+// For an https:// URL: keeps the client's first bytes (its TLS ClientHello) and never answers,
+// so the client stays in the TLS handshake, with a connection open but no request written.
+asio::awaitable<void> stall_the_tls_handshake(peer_session& s) {
+  s.state().received.push_back(co_await s.read_some());
+  co_await s.wait_for_client_close();
+  s.state().client_closed = true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -705,18 +723,36 @@ TEST_F(curl_transport_test, CancelAfterTheRequestLeftIsUnknown) {
   EXPECT_EQ(t.in_flight(), 0u);
 }
 
-TEST_F(curl_transport_test, CancelWhileConnectingIsNotSent) {
-  full_listener listener(io_);
-  curl_transport t(io_.get_executor());
-  asio::cancellation_signal signal;
-  std::optional<transport_result> out;
-  t.async_send(
-      post(url(listener.port()), "{}"),
-      asio::bind_cancellation_slot(signal.slot(), [&](transport_result r) { out = std::move(r); }));
-  signal.emit(asio::cancellation_type::terminal);
-  ASSERT_TRUE(run_until(io_, [&] { return out.has_value(); }));
-  EXPECT_EQ(out->ec, std::errc::operation_canceled);
-  EXPECT_EQ(out->failure, transport_failure::not_sent);
+// Cancelled in the connect phase: curl has a connection open and is in the TLS handshake (the
+// peer holds its ClientHello and never answers), so its pre-request callback has not run and no
+// byte of the request can have left. Every cancellation type ends the transfer then, as not
+// sent: terminal always does, and partial and total may, since ending it has no side effect yet.
+TEST_F(curl_transport_test, CancelDuringTheTlsHandshakeIsNotSent) {
+  for (auto type : {asio::cancellation_type::terminal, asio::cancellation_type::partial,
+                    asio::cancellation_type::total}) {
+    SCOPED_TRACE("cancellation_type " + std::to_string(static_cast<int>(type)));
+    raw_peer peer(io_, stall_the_tls_handshake);
+    curl_transport t(io_.get_executor());
+    asio::cancellation_signal signal;
+    std::optional<transport_result> out;
+    t.async_send(post("https://127.0.0.1:" + std::to_string(peer.port()) + "/", "{}"),
+                 asio::bind_cancellation_slot(signal.slot(),
+                                              [&](transport_result r) { out = std::move(r); }));
+    ASSERT_TRUE(run_until(io_, [&] { return peer.state().received.size() == 1; }));
+    ASSERT_FALSE(out.has_value()) << "ended before the cancellation: " << out->ec.message();
+    const std::string& first = peer.state().received[0];
+    ASSERT_FALSE(first.empty());
+    EXPECT_EQ(first.front(), '\x16') << "not a TLS handshake record: " << first;
+    signal.emit(type);
+    ASSERT_TRUE(run_until(io_, [&] { return out.has_value(); }));
+    EXPECT_EQ(out->ec, std::errc::operation_canceled) << out->ec.message();
+    EXPECT_EQ(out->failure, transport_failure::not_sent);
+    EXPECT_FALSE(out->reused_connection);
+    EXPECT_EQ(t.in_flight(), 0u);
+    // The half-open connection is dropped, not kept for later.
+    EXPECT_TRUE(run_until(io_, [&] { return peer.state().client_closed; }));
+    EXPECT_EQ(peer.state().accepted, 1);
+  }
 }
 
 // Total cancellation promises no side effects; once the request may have left, the transfer
