@@ -8,6 +8,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <iostream>
+#include <utility>
 
 #include "mock_server/canonical_json.hpp"
 #include "mock_server/fingerprint.hpp"
@@ -300,7 +301,7 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
             .route_template = std::string{route.route_template},
             .path = path,
             .resource_param = route.param,
-            .body = *body,
+            .body = std::move(*body),  // this case always returns: the body is not needed again
             .recovery_point = d.record.recovery_point,
             .takeover = d.takeover,
             .crash = false,

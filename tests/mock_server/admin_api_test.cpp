@@ -2,12 +2,12 @@
 // stats, the clock, reset, /healthz and /metrics.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "tests/support/api_client.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
 
@@ -32,10 +32,7 @@ const std::vector<admin_call> admin_calls{
 };
 
 json unavailable_once() {
-  return {{"rules", json::array({{{"match", {{"method", "POST"}, {"route", "/v1/orders"}}},
-                                  {"fault", "status_before_processing"},
-                                  {"status", 503},
-                                  {"times", 1}}})}};
+  return only(on_create("status_before_processing", {{"status", 503}, {"times", 1}}));
 }
 
 // The year of an RFC 3339 timestamp such as "2026-11-29T22:00:00.000Z".
@@ -92,14 +89,10 @@ TEST_F(admin_api_test, RejectedFaultConfigKeepsThePreviousRules) {
 }
 
 TEST_F(admin_api_test, GetFaultsReturnsTheRulesPut) {
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(
-      {{"seed", 42},
-       {"rules", json::array({{{"match", {{"method", "POST"}, {"route", "/v1/orders"}}},
-                               {"fault", "status_before_processing"},
-                               {"status", 429},
-                               {"retry_after_s", 3},
-                               {"probability", 0.5},
-                               {"times", 10}}})}}));
+  ASSERT_NO_FATAL_FAILURE(api.set_faults(fault_config(
+      {on_create("status_before_processing",
+                 {{"status", 429}, {"retry_after_s", 3}, {"probability", 0.5}, {"times", 10}})},
+      42)));
   auto r = api.admin("GET", "/_mock/faults");
   ASSERT_TRUE(has_status(r, 200));
   auto config = r.res.json();
@@ -136,21 +129,18 @@ TEST_F(admin_api_test, FaultRuleFiresOnlyItsTimesAndIsNotStored) {
 
 TEST_F(admin_api_test, FaultRouteMatchesAConcretePath) {
   const auto id = api.create_order("m-1", "k-1");
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(
-      {{"rules", json::array({{{"match", {{"route", "/v1/orders/" + id + "/payments"}}},
-                               {"fault", "status_before_processing"},
-                               {"status", 503}}})}}));
+  ASSERT_NO_FATAL_FAILURE(api.set_faults(only(fault_rule(
+      "status_before_processing", "/v1/orders/" + id + "/payments", {{"status", 503}}))));
   EXPECT_TRUE(is_problem(api.post("/v1/orders/" + id + "/payments", "p-1", payment_body()), 503,
                          "unavailable"));
   EXPECT_TRUE(has_status(api.post("/v1/orders", "k-2", order_body("m-2")), 201));
 }
 
 TEST_F(admin_api_test, SameSeedRepeatsTheSameFaults) {
-  const json config{{"seed", 7},
-                    {"rules", json::array({{{"match", {{"route", "/v1/orders/{id}"}}},
-                                            {"fault", "status_before_processing"},
-                                            {"status", 503},
-                                            {"probability", 0.5}}})}};
+  auto rule = fault_rule("status_before_processing", "/v1/orders/{id}",
+                         {{"status", 503}, {"probability", 0.5}});
+  rule["match"]["method"] = "GET";  // the order lookups below
+  const json config = fault_config({rule}, 7);
   auto run = [&] {
     std::string statuses;
     api.set_faults(config);
@@ -164,20 +154,6 @@ TEST_F(admin_api_test, SameSeedRepeatsTheSameFaults) {
   EXPECT_NE(first.find('F'), std::string::npos) << first;
   EXPECT_NE(first.find('-'), std::string::npos) << first;
   EXPECT_EQ(run(), first);
-}
-
-TEST_F(admin_api_test, ExecutionAndAfterCommitFaultsNeverHitReplays) {
-  ASSERT_FALSE(api.create_order("m-1", "k-1").empty());
-  // Each of these would change the replay's answer (or hold it back for a minute) if it fired.
-  ASSERT_NO_FATAL_FAILURE(
-      api.set_faults({{"rules", json::array({{{"fault", "delay"}, {"delay_ms", 60000}},
-                                             {{"fault", "crash_during_processing"}},
-                                             {{"fault", "status_after_commit"}, {"status", 500}},
-                                             {{"fault", "drop_response_after_commit"}}})}}));
-  auto r = api.post("/v1/orders", "k-1", order_body("m-1"));
-  ASSERT_TRUE(has_status(r, 201));
-  EXPECT_TRUE(replayed_header_is(r, "true"));
-  EXPECT_EQ(api.stats()["faults_injected"], 0);
 }
 
 TEST_F(admin_api_test, StatsHaveEveryContractField) {
@@ -235,27 +211,6 @@ TEST_F(admin_api_test, ClockAdvanceExpiresStoredKeys) {
   EXPECT_TRUE(is_problem(r, 409, "duplicate-business-id"));
   EXPECT_TRUE(replayed_header_is(r, "false"));
   EXPECT_EQ(api.stats()["records_purged"], 1);
-}
-
-TEST(admin_clock_lease_test, ClockAdvancePastTheLeaseLetsADuplicateTakeOver) {
-  auto options = test_server_options();
-  options.async_after = std::chrono::milliseconds(100);
-  running_server server{options};
-  api_client api{server.port()};
-  ASSERT_NO_FATAL_FAILURE(
-      api.set_faults({{"rules", json::array({{{"match", {{"route", "/v1/orders"}}},
-                                              {"fault", "delay"},
-                                              {"delay_ms", 5000},
-                                              {"times", 1}}})}}));
-  // The 202 proves that the delayed first execution holds the key with a 30 s lease.
-  ASSERT_TRUE(has_status(
-      api.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "respond-async"}}), 202));
-  ASSERT_NO_FATAL_FAILURE(api.advance_clock(31));
-  api_client duplicate{server.port()};
-  auto r = duplicate.post("/v1/orders", "k-1", order_body("m-1"));
-  ASSERT_TRUE(has_status(r, 201));
-  EXPECT_TRUE(replayed_header_is(r, "false"));
-  EXPECT_EQ(api.stats()["orders"], 1);
 }
 
 TEST_F(admin_api_test, ClockRefusesANegativeAdvance) {

@@ -7,13 +7,13 @@
 #include <string>
 
 #include "tests/support/api_client.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
 
 namespace idem::testing {
 namespace {
 
-using nlohmann::json;
 using namespace std::chrono_literals;
 
 const mock::header_list respond_async{{"Prefer", "respond-async"}};
@@ -25,24 +25,17 @@ mock::server_options async_after_200ms() {
   return options;
 }
 
-// A delay of `delay_ms` on the first execution of POST /v1/orders: the key stays PROCESSING.
-json delay_first_create(int delay_ms) {
-  return {{"rules", json::array({{{"match", {{"method", "POST"}, {"route", "/v1/orders"}}},
-                                  {"fault", "delay"},
-                                  {"delay_ms", delay_ms},
-                                  {"times", 1}}})}};
-}
-
 class async_and_wait_test : public ::testing::Test {
  protected:
   running_server server{async_after_200ms()};
   api_client api{server.port()};
   api_client duplicate{server.port()};  // a second connection for the request that overlaps
 
-  // Starts POST /v1/orders (k-1, m-1) with respond-async under a delay fault; the 202 proves that
-  // the execution holds the key. Returns the 202.
+  // Starts POST /v1/orders (k-1, m-1) with respond-async under a delay of `delay_ms` on its
+  // execution; the 202 proves that the execution holds the key. Returns the 202.
   http_result start_delayed(int delay_ms) {
-    EXPECT_NO_FATAL_FAILURE(api.set_faults(delay_first_create(delay_ms)));
+    EXPECT_NO_FATAL_FAILURE(
+        api.set_faults(only(on_create("delay", {{"delay_ms", delay_ms}, {"times", 1}}))));
     return api.post("/v1/orders", "k-1", order_body("m-1"), respond_async);
   }
 };
@@ -56,13 +49,6 @@ TEST_F(async_and_wait_test, PreferWaitOnBusyKeyReturnsTheFirstResult) {
   auto stats = api.stats();
   EXPECT_EQ(stats["orders"], 1);
   EXPECT_EQ(stats["in_progress_conflicts"], 0);
-}
-
-TEST_F(async_and_wait_test, DuplicateWithoutPreferGetsInProgress) {
-  ASSERT_TRUE(has_status(start_delayed(3000), 202));
-  auto r = duplicate.post("/v1/orders", "k-1", order_body("m-1"));
-  ASSERT_TRUE(is_problem(r, 409, "idempotency-request-in-progress"));
-  EXPECT_TRUE(r.res.header("Retry-After"));
 }
 
 TEST_F(async_and_wait_test, PreferWaitThatRunsOutGetsInProgress) {
@@ -132,7 +118,8 @@ TEST_F(async_and_wait_test, RespondAsyncDuplicateOfBusyKeyPointsAtTheOriginal) {
 }
 
 TEST_F(async_and_wait_test, WaitPreferenceOverridesTheAsyncThreshold) {
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(delay_first_create(1000)));
+  ASSERT_NO_FATAL_FAILURE(
+      api.set_faults(only(on_create("delay", {{"delay_ms", 1000}, {"times", 1}}))));
   auto r = api.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "respond-async, wait=5"}});
   ASSERT_TRUE(has_status(r, 201));
   EXPECT_TRUE(replayed_header_is(r, "false"));

@@ -3,22 +3,19 @@
 // the stable provider key, and finishes the work exactly once (contract section 3).
 #include <gtest/gtest.h>
 
-#include <future>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "tests/support/api_client.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/integration.hpp"
+#include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
 
+namespace idem::testing {
 namespace {
 
-using idem::testing::api_client;
-using idem::testing::eventually;
-using idem::testing::order_body;
-using idem::testing::payment_body;
-using idem::testing::problem_name;
-using idem::testing::running_server;
-using idem::testing::stat;
 using json = nlohmann::json;
 
 const std::string orders = "/v1/orders";
@@ -30,31 +27,51 @@ std::string cancel_of(const std::string& id) {
   return orders + "/" + id + "/cancel";
 }
 
-// One rule on POST `route` that fires once; `extra` adds parameters such as delay_ms.
-json fault_once(const std::string& route, const std::string& fault, json extra = json::object()) {
-  json rule = {{"match", {{"method", "POST"}, {"route", route}}}, {"fault", fault}, {"times", 1}};
-  rule.update(extra);
-  return {{"rules", json::array({rule})}};
-}
+// The 202 of `Prefer: respond-async, wait=0` comes back once the key is claimed; the execution
+// starts at once on the server's single thread and runs up to its delay timer.
+const mock::header_list respond_at_once{{"Prefer", "respond-async, wait=0"}};
 
-idem::mock::server_options with_lease(std::chrono::seconds lease) {
-  auto options = idem::testing::test_server_options();
-  options.lease = lease;
-  return options;
-}
-
+// The default server options: a 30 s lease, which the clock moves below are measured against.
 class CrashAndTakeover : public ::testing::Test {
  protected:
-  running_server server_{with_lease(std::chrono::seconds(30))};
+  running_server server_;
   api_client api_{server_.port()};
 
   // Creates an order and crashes the first payment of it under `key`.
   std::string order_with_crashed_payment(const std::string& key) {
     auto id = api_.create_order("m-1", "k-create");
-    api_.set_faults(fault_once("/v1/orders/{id}/payments", "crash_during_processing"));
+    api_.set_faults(only(on_pay("crash_during_processing", {{"times", 1}})));
     auto crashed = api_.post(payments_of(id), key, payment_body());
     EXPECT_EQ(crashed.ec, std::errc::connection_reset) << crashed.ec.message();
     return id;
+  }
+
+  // ---- a slow executor that loses its lease (delay fault longer than the lease, in server time)
+  //
+  // The slow request's 202 shows that its execution sleeps on a 3 s timer; the clock then jumps
+  // past its lease and a retry takes over. To see what the slow executor does once it wakes, a
+  // marker (a create under another key) is started after it and sleeps the same 3 s: the server
+  // fires the two timers on its single thread in expiry order, so once the marker has completed,
+  // the slow executor has run to its end too. (The takeover has those 3 s, a few local round
+  // trips, to come in; the tests check that it executed rather than replayed.)
+  static constexpr int slow_ms = 3000;
+
+  // Faults for a slow first execution matched by `slow_rule`, then the marker's delay.
+  static json slow_then_marker(json slow_rule) {
+    return fault_config({std::move(slow_rule), on_create("delay", marker_delay())});
+  }
+  static json marker_delay() { return {{"delay_ms", slow_ms}, {"times", 1}}; }
+
+  void start_marker() {
+    ASSERT_TRUE(
+        has_status(api_.post(orders, "k-marker", order_body("m-marker"), respond_at_once), 202));
+  }
+  // Returns once the marker has completed: a duplicate with `Prefer: wait` is answered when the
+  // record it waits on completes.
+  void wait_for_marker() {
+    auto done = api_.post(orders, "k-marker", order_body("m-marker"), {{"Prefer", "wait=10"}});
+    ASSERT_TRUE(has_status(done, 201));
+    ASSERT_TRUE(replayed_header_is(done, "true"));  // the marker's own answer, not a takeover
   }
 };
 
@@ -70,11 +87,9 @@ TEST_F(CrashAndTakeover, RetryWithinTheLeaseIsInProgressWithRetryAfter) {
   api_.advance_clock(10);  // 20 s of the lease left
 
   auto retry = api_.post(payments_of(id), "k-pay", payment_body());
-  ASSERT_TRUE(retry.ok()) << retry.ec.message();
-  EXPECT_EQ(retry.res.status, 409) << retry.res.body;
-  EXPECT_EQ(problem_name(retry.res), "idempotency-request-in-progress");
+  EXPECT_TRUE(is_problem(retry, 409, "idempotency-request-in-progress"));
   EXPECT_EQ(retry.res.header("Retry-After"), "5");  // the time left, clamped to 1-5 s
-  EXPECT_EQ(retry.res.header("Idempotent-Replayed"), std::nullopt);
+  EXPECT_TRUE(has_no_replayed_header(retry));
   EXPECT_EQ(stat(api_, "payments"), 0);
   EXPECT_EQ(stat(api_, "in_progress_conflicts"), 1);
 }
@@ -84,8 +99,7 @@ TEST_F(CrashAndTakeover, RetryAfterTheLeaseTakesOverAndChargesExactlyOnce) {
   api_.advance_clock(31);
 
   auto retry = api_.post(payments_of(id), "k-pay", payment_body());
-  ASSERT_TRUE(retry.ok()) << retry.ec.message();
-  ASSERT_EQ(retry.res.status, 201) << retry.res.body;
+  ASSERT_TRUE(has_status(retry, 201));
   EXPECT_EQ(retry.res.json().at("status"), "CAPTURED");
   EXPECT_EQ(stat(api_, "provider_charges"), 1);
   EXPECT_EQ(stat(api_, "payments"), 1);
@@ -94,118 +108,112 @@ TEST_F(CrashAndTakeover, RetryAfterTheLeaseTakesOverAndChargesExactlyOnce) {
   auto order = api_.get(orders + "/" + id);
   EXPECT_EQ(order.res.json().at("status"), "PAID");
   auto again = api_.post(payments_of(id), "k-pay", payment_body());
-  EXPECT_EQ(again.res.header("Idempotent-Replayed"), "true");
+  EXPECT_TRUE(replayed_header_is(again, "true"));
   EXPECT_EQ(again.res.body, retry.res.body);
 }
 
 TEST_F(CrashAndTakeover, TakeoverOfPaymentWhoseOrderAnotherKeyPaidRefundsAndConflicts) {
   auto id = order_with_crashed_payment("k-pay-a");
   auto other = api_.post(payments_of(id), "k-pay-b", payment_body());
-  ASSERT_EQ(other.res.status, 201) << other.res.body;
+  ASSERT_TRUE(has_status(other, 201));
   EXPECT_EQ(stat(api_, "provider_charges"), 2);
 
   api_.advance_clock(31);
   auto retry = api_.post(payments_of(id), "k-pay-a", payment_body());
-  ASSERT_TRUE(retry.ok()) << retry.ec.message();
-  EXPECT_EQ(retry.res.status, 409) << retry.res.body;
-  EXPECT_EQ(problem_name(retry.res), "invalid-state-transition");
+  EXPECT_TRUE(is_problem(retry, 409, "invalid-state-transition"));
   EXPECT_EQ(stat(api_, "provider_refunds"), 1);
   EXPECT_EQ(stat(api_, "payments"), 1);
   EXPECT_EQ(stat(api_, "orders_with_multiple_charges"), 0);  // net: one charge kept
 
   auto again = api_.post(payments_of(id), "k-pay-a", payment_body());
-  EXPECT_EQ(again.res.status, 409);
-  EXPECT_EQ(again.res.header("Idempotent-Replayed"), "true");
+  EXPECT_TRUE(has_status(again, 409));
+  EXPECT_TRUE(replayed_header_is(again, "true"));
   EXPECT_EQ(stat(api_, "provider_refunds"), 1);
 }
 
 TEST_F(CrashAndTakeover, CrashedCreateIsTakenOverAndCreatesExactlyOneOrder) {
-  api_.set_faults(fault_once(orders, "crash_during_processing"));
+  api_.set_faults(only(on_create("crash_during_processing", {{"times", 1}})));
   auto crashed = api_.post(orders, "k-create", order_body("m-1"));
   EXPECT_EQ(crashed.ec, std::errc::connection_reset) << crashed.ec.message();
   EXPECT_EQ(stat(api_, "orders"), 0);
 
   auto early = api_.post(orders, "k-create", order_body("m-1"));
-  EXPECT_EQ(early.res.status, 409) << early.res.body;
-  EXPECT_EQ(problem_name(early.res), "idempotency-request-in-progress");
+  EXPECT_TRUE(is_problem(early, 409, "idempotency-request-in-progress"));
 
   api_.advance_clock(31);
   auto retry = api_.post(orders, "k-create", order_body("m-1"));
-  ASSERT_EQ(retry.res.status, 201) << retry.res.body;
+  ASSERT_TRUE(has_status(retry, 201));
   EXPECT_EQ(retry.res.json().at("merchant_order_id"), "m-1");
   EXPECT_EQ(stat(api_, "orders"), 1);
   EXPECT_EQ(stat(api_, "business_id_conflicts"), 0);
 
   auto again = api_.post(orders, "k-create", order_body("m-1"));
-  EXPECT_EQ(again.res.header("Idempotent-Replayed"), "true");
+  EXPECT_TRUE(replayed_header_is(again, "true"));
   EXPECT_EQ(again.res.body, retry.res.body);
   EXPECT_EQ(stat(api_, "orders"), 1);
 }
 
 TEST_F(CrashAndTakeover, CancelOfPaidOrderWithProviderTimeoutRefundsExactlyOnce) {
   auto id = api_.create_order("m-1", "k-create");
-  ASSERT_EQ(api_.post(payments_of(id), "k-pay", payment_body()).res.status, 201);
-  api_.set_faults(fault_once("/v1/orders/{id}/cancel", "provider_timeout"));
+  ASSERT_TRUE(has_status(api_.post(payments_of(id), "k-pay", payment_body()), 201));
+  api_.set_faults(only(fault_rule("provider_timeout", "/v1/orders/{id}/cancel", {{"times", 1}})));
 
   const json reason = {{"reason", "customer asked"}};
   auto first = api_.post(cancel_of(id), "k-cancel", reason);
-  ASSERT_TRUE(first.ok()) << first.ec.message();
-  EXPECT_EQ(first.res.status, 504) << first.res.body;
+  EXPECT_TRUE(has_status(first, 504));
   EXPECT_EQ(first.res.header("Retry-After"), "1");
   EXPECT_EQ(api_.get(orders + "/" + id).res.json().at("status"), "PAID");
 
   auto retry = api_.post(cancel_of(id), "k-cancel", reason);
-  ASSERT_EQ(retry.res.status, 200) << retry.res.body;
+  ASSERT_TRUE(has_status(retry, 200));
   EXPECT_EQ(retry.res.json().at("status"), "CANCELLED");
   EXPECT_EQ(stat(api_, "provider_refunds"), 1);
   EXPECT_EQ(stat(api_, "provider_charges"), 1);
 
   auto again = api_.post(cancel_of(id), "k-cancel", reason);
-  EXPECT_EQ(again.res.header("Idempotent-Replayed"), "true");
+  EXPECT_TRUE(replayed_header_is(again, "true"));
   EXPECT_EQ(stat(api_, "provider_refunds"), 1);
 }
 
-// ---- a slow executor that loses its lease (delay fault longer than the lease, in server time)
-
 TEST_F(CrashAndTakeover, SlowCreateThatLostItsLeaseDoesNotCompleteOverTheTakeover) {
-  api_.set_faults(fault_once(orders, "delay", {{"delay_ms", 3000}}));
-  auto slow = std::async(std::launch::async, [port = server_.port()] {
-    api_client own{port};
-    return own.post(orders, "k-create", order_body("m-1"));
-  });
-  ASSERT_TRUE(eventually([&] { return stat(api_, "faults_injected") == 1; }));
+  api_.set_faults(slow_then_marker(on_create("delay", {{"delay_ms", slow_ms}, {"times", 1}})));
+  auto slow = api_.post(orders, "k-create", order_body("m-1"), respond_at_once);
+  ASSERT_TRUE(has_status(slow, 202));
   api_.advance_clock(31);  // the slow executor's lease is over while it still sleeps
+  ASSERT_NO_FATAL_FAILURE(start_marker());
 
   auto takeover = api_.post(orders, "k-create", order_body("m-1"));
-  ASSERT_EQ(takeover.res.status, 201) << takeover.res.body;
-  auto original = slow.get();
-  ASSERT_TRUE(original.ok()) << original.ec.message();
+  ASSERT_TRUE(has_status(takeover, 201));
+  ASSERT_TRUE(replayed_header_is(takeover, "false"));  // executed while the slow one slept
+  ASSERT_NO_FATAL_FAILURE(wait_for_marker());
 
-  // The slow executor's work rolled back: no business conflict recorded, and the stored answer
-  // is the takeover's.
-  EXPECT_EQ(stat(api_, "orders"), 1);
+  // The slow executor's work rolled back: no second m-1, no business conflict recorded, and the
+  // stored answer (replayed, and on the slow request's status URL) is the takeover's.
+  EXPECT_EQ(stat(api_, "orders"), 2);  // m-1 and the marker's
   EXPECT_EQ(stat(api_, "business_id_conflicts"), 0);
   auto replay = api_.post(orders, "k-create", order_body("m-1"));
+  EXPECT_TRUE(replayed_header_is(replay, "true"));
   EXPECT_EQ(replay.res.body, takeover.res.body);
-  if (original.res.status == 201) {
-    EXPECT_EQ(original.res.json().at("id"), takeover.res.json().at("id"));
-  }
+  auto status = api_.get(slow.res.header("Location").value_or("/v1/requests/none"));
+  ASSERT_TRUE(has_status(status, 200));
+  const auto record = status.res.json();
+  EXPECT_EQ(record["state"], "COMPLETED") << record;
+  EXPECT_EQ(record["response"]["status"], 201) << record;
+  EXPECT_EQ(record["response"]["body"], takeover.res.json());
 }
 
 TEST_F(CrashAndTakeover, SlowPaymentThatLostItsLeaseDoesNotRefundTheTakeoversCharge) {
   auto id = api_.create_order("m-1", "k-create");
-  api_.set_faults(fault_once("/v1/orders/{id}/payments", "delay", {{"delay_ms", 3000}}));
-  auto slow = std::async(std::launch::async, [port = server_.port(), id] {
-    api_client own{port};
-    return own.post(payments_of(id), "k-pay", payment_body());
-  });
-  ASSERT_TRUE(eventually([&] { return stat(api_, "faults_injected") == 1; }));
+  api_.set_faults(slow_then_marker(on_pay("delay", {{"delay_ms", slow_ms}, {"times", 1}})));
+  auto slow = api_.post(payments_of(id), "k-pay", payment_body(), respond_at_once);
+  ASSERT_TRUE(has_status(slow, 202));
   api_.advance_clock(31);
+  ASSERT_NO_FATAL_FAILURE(start_marker());
 
   auto takeover = api_.post(payments_of(id), "k-pay", payment_body());
-  ASSERT_EQ(takeover.res.status, 201) << takeover.res.body;
-  auto original = slow.get();
-  ASSERT_TRUE(original.ok()) << original.ec.message();
+  ASSERT_TRUE(has_status(takeover, 201));
+  ASSERT_TRUE(replayed_header_is(takeover, "false"));
+  ASSERT_NO_FATAL_FAILURE(wait_for_marker());
 
   // One charge, kept: the order is PAID with a CAPTURED payment, so nothing may be refunded.
   EXPECT_EQ(stat(api_, "provider_charges"), 1);
@@ -213,6 +221,10 @@ TEST_F(CrashAndTakeover, SlowPaymentThatLostItsLeaseDoesNotRefundTheTakeoversCha
   EXPECT_EQ(stat(api_, "provider_refunds"), 0);
   EXPECT_EQ(stat(api_, "invalid_state_transitions"), 0);
   EXPECT_EQ(api_.get(orders + "/" + id).res.json().at("status"), "PAID");
+  auto status = api_.get(slow.res.header("Location").value_or("/v1/requests/none"));
+  ASSERT_TRUE(has_status(status, 200));
+  EXPECT_EQ(status.res.json()["response"]["body"], takeover.res.json()) << status.res.body;
 }
 
 }  // namespace
+}  // namespace idem::testing

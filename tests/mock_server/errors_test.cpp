@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/support/api_client.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
 
@@ -32,13 +33,6 @@ std::string oversized_body() {
   auto body = order_body("m-big");
   body["padding"] = std::string(65 * 1024, 'x');
   return body.dump();
-}
-
-json status_fault(int status) {
-  return {{"rules", json::array({{{"match", {{"method", "POST"}, {"route", "/v1/orders"}}},
-                                  {"fault", "status_before_processing"},
-                                  {"status", status},
-                                  {"retry_after_s", 2}}})}};
 }
 
 class errors_test : public ::testing::Test {
@@ -267,14 +261,16 @@ TEST_F(errors_test, UnknownRouteIsNotFoundBeforeAuth) {
 }
 
 TEST_F(errors_test, RouteCheckBeatsArrivalFaults) {
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(
-      {{"rules", json::array({{{"fault", "status_before_processing"}, {"status", 503}}})}}));
+  // No `match`: the rule fires on every request, these two included.
+  const json every_request = {{"fault", "status_before_processing"}, {"status", 503}};
+  ASSERT_NO_FATAL_FAILURE(api.set_faults(fault_config({every_request})));
   EXPECT_TRUE(is_problem(http.send("GET", "/v1/nothing-here"), 404, "not-found"));
   EXPECT_TRUE(is_problem(http.send("DELETE", "/v1/orders"), 405, "method-not-allowed"));
 }
 
 TEST_F(errors_test, ArrivalFaultBeatsAuth) {
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(status_fault(503)));
+  ASSERT_NO_FATAL_FAILURE(
+      api.set_faults(only(on_create("status_before_processing", {{"status", 503}}))));
   auto r = http.send("POST", "/v1/orders", {}, order_body("m-1").dump());
   EXPECT_TRUE(is_problem(r, 503, "unavailable"));
 }
@@ -297,10 +293,7 @@ class errors_in_progress_test : public ::testing::Test {
 
   void busy_key() {
     ASSERT_NO_FATAL_FAILURE(
-        api.set_faults({{"rules", json::array({{{"match", {{"route", "/v1/orders"}}},
-                                                {"fault", "delay"},
-                                                {"delay_ms", 3000},
-                                                {"times", 1}}})}}));
+        api.set_faults(only(on_create("delay", {{"delay_ms", 3000}, {"times", 1}}))));
     auto first = api.post("/v1/orders", "k-1", order_body("m-1"), {{"Prefer", "respond-async"}});
     ASSERT_TRUE(has_status(first, 202));
   }
@@ -366,7 +359,8 @@ class injected_status_test : public errors_test,
                              public ::testing::WithParamInterface<injected_case> {};
 
 TEST_P(injected_status_test, IsReportedWithItsProblemTypeAndNoEffect) {
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(status_fault(GetParam().status)));
+  ASSERT_NO_FATAL_FAILURE(api.set_faults(only(on_create(
+      "status_before_processing", {{"status", GetParam().status}, {"retry_after_s", 2}}))));
   auto r = api.post("/v1/orders", "k-1", order_body("m-1"));
   EXPECT_TRUE(is_problem(r, GetParam().status, GetParam().name));
   EXPECT_EQ(r.res.header("Retry-After").value_or(""), "2");

@@ -3,41 +3,26 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "tests/support/api_client.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/integration.hpp"
+#include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
 
+namespace idem::testing {
 namespace {
 
-using idem::testing::api_client;
-using idem::testing::eventually;
-using idem::testing::http_result;
-using idem::testing::order_body;
-using idem::testing::payment_body;
-using idem::testing::problem_name;
-using idem::testing::running_server;
-using idem::testing::stat;
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
 const std::string orders = "/v1/orders";
-
-json one_rule(json rule, std::uint64_t seed = 0) {
-  return {{"seed", seed}, {"rules", json::array({std::move(rule)})}};
-}
-
-json on_create(std::string fault) {
-  return {{"match", {{"method", "POST"}, {"route", orders}}}, {"fault", std::move(fault)}};
-}
-
-json on_payment(std::string fault) {
-  return {{"match", {{"method", "POST"}, {"route", "/v1/orders/{id}/payments"}}},
-          {"fault", std::move(fault)}};
-}
 
 std::string payments_of(const std::string& order_id) {
   return orders + "/" + order_id + "/payments";
@@ -50,9 +35,7 @@ class FaultInjection : public ::testing::Test {
 };
 
 TEST_F(FaultInjection, ResetBeforeProcessingStoresNothingAndRetryExecutes) {
-  auto rule = on_create("reset_before_processing");
-  rule["times"] = 1;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("reset_before_processing", {{"times", 1}})));
 
   auto first = api_.post(orders, "k-reset", order_body("m-reset"));
   EXPECT_EQ(first.ec, std::errc::connection_reset) << first.ec.message();
@@ -60,49 +43,41 @@ TEST_F(FaultInjection, ResetBeforeProcessingStoresNothingAndRetryExecutes) {
   EXPECT_EQ(stat(api_, "idempotency_records"), 0);
 
   auto retry = api_.post(orders, "k-reset", order_body("m-reset"));
-  ASSERT_TRUE(retry.ok()) << retry.ec.message();
-  EXPECT_EQ(retry.res.status, 201) << retry.res.body;
-  EXPECT_EQ(retry.res.header("Idempotent-Replayed"), "false");
+  EXPECT_TRUE(has_status(retry, 201));
+  EXPECT_TRUE(replayed_header_is(retry, "false"));
   EXPECT_EQ(stat(api_, "orders"), 1);
   EXPECT_EQ(stat(api_, "faults_injected"), 1);
 }
 
 TEST_F(FaultInjection, StatusBeforeProcessingHasNoEffectAndRetryExecutes) {
-  auto rule = on_create("status_before_processing");
-  rule["times"] = 1;
-  rule["status"] = 503;
-  rule["retry_after_s"] = 7;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("status_before_processing",
+                                 {{"times", 1}, {"status", 503}, {"retry_after_s", 7}})));
 
   auto first = api_.post(orders, "k-503", order_body("m-503"));
-  ASSERT_TRUE(first.ok()) << first.ec.message();
-  EXPECT_EQ(first.res.status, 503);
-  EXPECT_EQ(problem_name(first.res), "unavailable");
+  EXPECT_TRUE(is_problem(first, 503, "unavailable"));
   EXPECT_EQ(first.res.header("Retry-After"), "7");
-  EXPECT_EQ(first.res.header("Idempotent-Replayed"), std::nullopt);
+  EXPECT_TRUE(has_no_replayed_header(first));
   EXPECT_EQ(stat(api_, "orders"), 0);
   EXPECT_EQ(stat(api_, "idempotency_records"), 0);
 
   auto retry = api_.post(orders, "k-503", order_body("m-503"));
-  EXPECT_EQ(retry.res.status, 201) << retry.res.body;
-  EXPECT_EQ(retry.res.header("Idempotent-Replayed"), "false");
+  EXPECT_TRUE(has_status(retry, 201));
+  EXPECT_TRUE(replayed_header_is(retry, "false"));
   EXPECT_EQ(stat(api_, "orders"), 1);
 }
 
 TEST_F(FaultInjection, ResponseLostAfterCommitIsReplayedNotReexecuted) {
-  auto rule = on_create("drop_response_after_commit");
-  rule["times"] = 1;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("drop_response_after_commit", {{"times", 1}})));
 
   auto first = api_.post(orders, "k-drop", order_body("m-drop"));
   EXPECT_EQ(first.ec, std::errc::connection_reset) << first.ec.message();
   EXPECT_EQ(stat(api_, "orders"), 1);
 
   auto retry = api_.post(orders, "k-drop", order_body("m-drop"));
-  ASSERT_EQ(retry.res.status, 201) << retry.res.body;
-  EXPECT_EQ(retry.res.header("Idempotent-Replayed"), "true");
+  ASSERT_TRUE(has_status(retry, 201));
+  EXPECT_TRUE(replayed_header_is(retry, "true"));
   auto lookup = api_.get(orders + "?merchant_order_id=m-drop");
-  ASSERT_EQ(lookup.res.status, 200) << lookup.res.body;
+  ASSERT_TRUE(has_status(lookup, 200));
   EXPECT_EQ(retry.res.json().at("id"), lookup.res.json().at("data").at(0).at("id"));
   EXPECT_EQ(stat(api_, "orders"), 1);
   EXPECT_EQ(stat(api_, "replays"), 1);
@@ -111,46 +86,35 @@ TEST_F(FaultInjection, ResponseLostAfterCommitIsReplayedNotReexecuted) {
 class StatusAfterCommit : public FaultInjection, public ::testing::WithParamInterface<int> {};
 
 TEST_P(StatusAfterCommit, ErrorStatusAfterCommitHidesACommitThatTheRetryReplays) {
-  auto rule = on_create("status_after_commit");
-  rule["times"] = 1;
-  rule["status"] = GetParam();
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("status_after_commit", {{"times", 1}, {"status", GetParam()}})));
 
   auto first = api_.post(orders, "k-sac", order_body("m-sac"));
-  ASSERT_TRUE(first.ok()) << first.ec.message();
-  EXPECT_EQ(first.res.status, GetParam());
-  EXPECT_EQ(problem_name(first.res), GetParam() == 500 ? "internal" : "unavailable");
-  EXPECT_EQ(first.res.header("Idempotent-Replayed"), std::nullopt);
+  EXPECT_TRUE(is_problem(first, GetParam(), GetParam() == 500 ? "internal" : "unavailable"));
+  EXPECT_TRUE(has_no_replayed_header(first));
   EXPECT_EQ(stat(api_, "orders"), 1);
 
   auto retry = api_.post(orders, "k-sac", order_body("m-sac"));
-  EXPECT_EQ(retry.res.status, 201) << retry.res.body;
-  EXPECT_EQ(retry.res.header("Idempotent-Replayed"), "true");
+  EXPECT_TRUE(has_status(retry, 201));
+  EXPECT_TRUE(replayed_header_is(retry, "true"));
   EXPECT_EQ(stat(api_, "orders"), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Statuses, StatusAfterCommit, ::testing::Values(500, 502, 504));
 
 TEST_F(FaultInjection, StalledResponseAfterCommitTimesOutAndRetryReplays) {
-  auto rule = on_create("stall_after_commit");
-  rule["times"] = 1;
-  rule["delay_ms"] = 3000;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("stall_after_commit", {{"times", 1}, {"delay_ms", 3000}})));
 
   auto first = api_.post(orders, "k-stall", order_body("m-stall"), {}, 500ms);
   EXPECT_EQ(first.ec, std::errc::timed_out) << first.ec.message() << ' ' << first.res.status;
 
   auto retry = api_.post(orders, "k-stall", order_body("m-stall"));
-  EXPECT_EQ(retry.res.status, 201) << retry.res.body;
-  EXPECT_EQ(retry.res.header("Idempotent-Replayed"), "true");
+  EXPECT_TRUE(has_status(retry, 201));
+  EXPECT_TRUE(replayed_header_is(retry, "true"));
   EXPECT_EQ(stat(api_, "orders"), 1);
 }
 
 TEST_F(FaultInjection, DuplicateDuringDelayIsInProgressAndTheFirstCompletes) {
-  auto rule = on_create("delay");
-  rule["times"] = 1;
-  rule["delay_ms"] = 3000;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("delay", {{"times", 1}, {"delay_ms", 3000}})));
 
   auto first = std::async(std::launch::async, [port = server_.port()] {
     api_client own{port};
@@ -160,55 +124,30 @@ TEST_F(FaultInjection, DuplicateDuringDelayIsInProgressAndTheFirstCompletes) {
   ASSERT_TRUE(eventually([&] { return stat(api_, "faults_injected") == 1; }));
 
   auto duplicate = api_.post(orders, "k-delay", order_body("m-delay"));
-  EXPECT_EQ(duplicate.res.status, 409) << duplicate.res.body;
-  EXPECT_EQ(problem_name(duplicate.res), "idempotency-request-in-progress");
+  EXPECT_TRUE(is_problem(duplicate, 409, "idempotency-request-in-progress"));
   EXPECT_TRUE(duplicate.res.header("Retry-After").has_value());
 
   auto original = first.get();
-  ASSERT_TRUE(original.ok()) << original.ec.message();
-  EXPECT_EQ(original.res.status, 201) << original.res.body;
-  EXPECT_EQ(original.res.header("Idempotent-Replayed"), "false");
+  EXPECT_TRUE(has_status(original, 201));
+  EXPECT_TRUE(replayed_header_is(original, "false"));
   EXPECT_EQ(stat(api_, "orders"), 1);
   EXPECT_EQ(stat(api_, "in_progress_conflicts"), 1);
 }
 
-TEST_F(FaultInjection, CrashDuringPaymentChargesOnceAndTakeoverCompletesIt) {
-  auto order_id = api_.create_order("m-crash", "k-create");
-  auto rule = on_payment("crash_during_processing");
-  rule["times"] = 1;
-  api_.set_faults(one_rule(rule));
-
-  auto first = api_.post(payments_of(order_id), "k-pay", payment_body());
-  EXPECT_EQ(first.ec, std::errc::connection_reset) << first.ec.message();
-  EXPECT_EQ(stat(api_, "provider_charges"), 1);
-  EXPECT_EQ(stat(api_, "payments"), 0);
-
-  api_.advance_clock(31);  // past the default 30 s lease
-  auto retry = api_.post(payments_of(order_id), "k-pay", payment_body());
-  EXPECT_EQ(retry.res.status, 201) << retry.res.body;
-  EXPECT_EQ(stat(api_, "provider_charges"), 1);
-  EXPECT_EQ(stat(api_, "payments"), 1);
-  EXPECT_EQ(stat(api_, "orders_with_multiple_charges"), 0);
-}
-
 TEST_F(FaultInjection, ProviderTimeoutIsUnavailableAndNextAttemptSettlesWithoutRecharging) {
   auto order_id = api_.create_order("m-pt", "k-create");
-  auto rule = on_payment("provider_timeout");
-  rule["times"] = 1;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_pay("provider_timeout", {{"times", 1}})));
 
   auto first = api_.post(payments_of(order_id), "k-pay", payment_body());
-  ASSERT_TRUE(first.ok()) << first.ec.message();
-  EXPECT_EQ(first.res.status, 504) << first.res.body;
-  EXPECT_EQ(problem_name(first.res), "unavailable");
+  EXPECT_TRUE(is_problem(first, 504, "unavailable"));
   EXPECT_EQ(first.res.header("Retry-After"), "1");
-  EXPECT_EQ(first.res.header("Idempotent-Replayed"), std::nullopt);
+  EXPECT_TRUE(has_no_replayed_header(first));
   EXPECT_EQ(stat(api_, "payments"), 0);
 
   // No clock advance: the lease was expired on purpose, so the takeover happens at once.
   auto retry = api_.post(payments_of(order_id), "k-pay", payment_body());
-  EXPECT_EQ(retry.res.status, 201) << retry.res.body;
-  EXPECT_EQ(retry.res.header("Idempotent-Replayed"), "false");
+  EXPECT_TRUE(has_status(retry, 201));
+  EXPECT_TRUE(replayed_header_is(retry, "false"));
   EXPECT_EQ(stat(api_, "provider_charges"), 1);
   EXPECT_EQ(stat(api_, "payments"), 1);
 }
@@ -216,9 +155,7 @@ TEST_F(FaultInjection, ProviderTimeoutIsUnavailableAndNextAttemptSettlesWithoutR
 // ---- rule semantics ----
 
 TEST_F(FaultInjection, TimesLimitsHowOftenARuleFires) {
-  auto rule = on_create("status_before_processing");
-  rule["times"] = 2;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("status_before_processing", {{"times", 2}})));
 
   std::vector<int> statuses;
   for (int i = 0; i < 4; ++i) {
@@ -230,9 +167,7 @@ TEST_F(FaultInjection, TimesLimitsHowOftenARuleFires) {
 }
 
 TEST_F(FaultInjection, ProbabilityZeroNeverFires) {
-  auto rule = on_create("reset_before_processing");
-  rule["probability"] = 0;
-  api_.set_faults(one_rule(rule));
+  api_.set_faults(only(on_create("reset_before_processing", {{"probability", 0}})));
 
   for (int i = 0; i < 20; ++i) {
     auto id = std::to_string(i);
@@ -246,9 +181,8 @@ TEST_F(FaultInjection, ProbabilityZeroNeverFires) {
 std::vector<int> outcomes_with_seed(std::uint64_t seed) {
   running_server fresh;
   api_client api{fresh.port()};
-  auto rule = on_create("status_before_processing");
-  rule["probability"] = 0.5;
-  api.set_faults(one_rule(rule, seed));
+  api.set_faults(
+      fault_config({on_create("status_before_processing", {{"probability", 0.5}})}, seed));
   std::vector<int> statuses;
   for (int i = 0; i < 32; ++i) {
     auto id = std::to_string(i);
@@ -269,7 +203,7 @@ TEST(FaultRules, SameSeedGivesTheSameOutcomesOnTwoFreshServers) {
 TEST_F(FaultInjection, RouteTemplateMatchesEveryConcretePath) {
   auto a = api_.create_order("m-a", "k-a");
   auto b = api_.create_order("m-b", "k-b");
-  api_.set_faults(one_rule(on_payment("status_before_processing")));
+  api_.set_faults(only(on_pay("status_before_processing")));
 
   EXPECT_EQ(api_.post(payments_of(a), "p-a", payment_body()).res.status, 503);
   EXPECT_EQ(api_.post(payments_of(b), "p-b", payment_body()).res.status, 503);
@@ -280,8 +214,7 @@ TEST_F(FaultInjection, RouteTemplateMatchesEveryConcretePath) {
 TEST_F(FaultInjection, ConcretePathMatchesOnlyThatPath) {
   auto a = api_.create_order("m-a", "k-a");
   auto b = api_.create_order("m-b", "k-b");
-  api_.set_faults(one_rule({{"match", {{"method", "POST"}, {"route", payments_of(a)}}},
-                            {"fault", "status_before_processing"}}));
+  api_.set_faults(only(fault_rule("status_before_processing", payments_of(a))));
 
   EXPECT_EQ(api_.post(payments_of(b), "p-b", payment_body()).res.status, 201);
   EXPECT_EQ(api_.post(payments_of(a), "p-a", payment_body()).res.status, 503);
@@ -290,20 +223,19 @@ TEST_F(FaultInjection, ConcretePathMatchesOnlyThatPath) {
 
 TEST_F(FaultInjection, ReplaysAreNeverHitByFaults) {
   auto first = api_.post(orders, "k-1", order_body("m-1"));
-  ASSERT_EQ(first.res.status, 201) << first.res.body;
+  ASSERT_TRUE(has_status(first, 201));
   // Every fault that fires after arrival, unlimited.
-  json rules = json::array();
+  std::vector<json> rules;
   for (const char* fault : {"crash_during_processing", "delay", "drop_response_after_commit",
                             "status_after_commit", "stall_after_commit", "provider_timeout"}) {
     rules.push_back(on_create(fault));
   }
-  api_.set_faults({{"seed", 1}, {"rules", rules}});
+  api_.set_faults(fault_config(std::move(rules), 1));
 
   for (int i = 0; i < 3; ++i) {
     auto replay = api_.post(orders, "k-1", order_body("m-1"), {}, 2s);
-    ASSERT_TRUE(replay.ok()) << replay.ec.message();
-    EXPECT_EQ(replay.res.status, 201) << replay.res.body;
-    EXPECT_EQ(replay.res.header("Idempotent-Replayed"), "true");
+    ASSERT_TRUE(has_status(replay, 201));
+    EXPECT_TRUE(replayed_header_is(replay, "true"));
     EXPECT_EQ(replay.res.body, first.res.body);
   }
   EXPECT_EQ(stat(api_, "faults_injected"), 0);
@@ -311,11 +243,9 @@ TEST_F(FaultInjection, ReplaysAreNeverHitByFaults) {
 }
 
 TEST_F(FaultInjection, FaultsInjectedCountsEveryFiredFaultAndNothingElse) {
-  auto before = on_create("status_before_processing");
-  before["times"] = 2;
-  auto after = on_create("status_after_commit");
-  after["times"] = 1;
-  api_.set_faults({{"seed", 0}, {"rules", {before, after}}});
+  api_.set_faults(fault_config({on_create("status_before_processing", {{"times", 2}}),
+                                on_create("status_after_commit", {{"times", 1}})},
+                               0));
 
   EXPECT_EQ(api_.post(orders, "k-1", order_body("m-1")).res.status, 503);
   EXPECT_EQ(stat(api_, "faults_injected"), 1);
@@ -330,3 +260,4 @@ TEST_F(FaultInjection, FaultsInjectedCountsEveryFiredFaultAndNothingElse) {
 }
 
 }  // namespace
+}  // namespace idem::testing

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/support/api_client.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
 
@@ -19,14 +20,6 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-
-// A delay of `delay_ms` on the first `times` executions of POSTs to `route`.
-json delay_faults(const std::string& route, int delay_ms, int times) {
-  return {{"rules", json::array({{{"match", {{"method", "POST"}, {"route", route}}},
-                                  {"fault", "delay"},
-                                  {"delay_ms", delay_ms},
-                                  {"times", times}}})}};
-}
 
 // Sends the same POST from `n` threads at once, each on its own connection, and returns the
 // answers in thread order.
@@ -130,8 +123,8 @@ TEST_F(idempotency_protocol_test, UnstoredAnswersCarryNoReplayedHeader) {
   auto too_large_body = order_body("m-3");
   too_large_body["padding"] = std::string(70'000, 'x');
   auto too_large = api.post("/v1/orders", "k-3", too_large_body);
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(
-      {{"rules", json::array({{{"fault", "status_before_processing"}, {"status", 503}}})}}));
+  ASSERT_NO_FATAL_FAILURE(
+      api.set_faults(only(on_create("status_before_processing", {{"status", 503}}))));
   auto injected = api.post("/v1/orders", "k-1", order_body("m-1"));
 
   const std::pair<const http_result*, int> answers[] = {
@@ -287,7 +280,8 @@ TEST_F(idempotency_protocol_test, ValidationFailureDoesNotHoldTheKey) {
 }
 
 TEST_F(idempotency_protocol_test, ConcurrentDuplicatesExecuteOnce) {
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(delay_faults("/v1/orders", 1500, 1)));
+  ASSERT_NO_FATAL_FAILURE(
+      api.set_faults(only(on_create("delay", {{"delay_ms", 1500}, {"times", 1}}))));
   auto results =
       post_concurrently(server.port(), 16, "/v1/orders", {"k-race"}, order_body("m-race").dump());
 
@@ -324,7 +318,7 @@ TEST_F(idempotency_protocol_test, ConcurrentDuplicatesExecuteOnce) {
 
 TEST_F(idempotency_protocol_test, TwoKeysPayingOneOrderChargeItOnce) {
   const auto id = api.create_order("m-1", "k-1");
-  ASSERT_NO_FATAL_FAILURE(api.set_faults(delay_faults("/v1/orders/{id}/payments", 300, 2)));
+  ASSERT_NO_FATAL_FAILURE(api.set_faults(only(on_pay("delay", {{"delay_ms", 300}, {"times", 2}}))));
   auto results = post_concurrently(server.port(), 2, "/v1/orders/" + id + "/payments",
                                    {"p-1", "p-2"}, payment_body().dump());
   ASSERT_TRUE(results[0].ok() && results[1].ok());

@@ -4,10 +4,8 @@
 // bad command line is a usage error.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 
-#include <filesystem>
 #include <future>
 #include <optional>
 #include <string>
@@ -15,41 +13,16 @@
 
 #include "tests/support/api_client.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/integration.hpp"
+#include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
+#include "tests/support/temp_db_file.hpp"
 
+namespace idem::testing {
 namespace {
 
-using idem::testing::api_client;
-using idem::testing::eventually;
-using idem::testing::order_body;
-using idem::testing::payment_body;
-using idem::testing::problem_name;
-using idem::testing::server_process;
-using idem::testing::stat;
-using json = nlohmann::json;
-
 const std::string orders = "/v1/orders";
-
-// A fresh directory under the system temp directory, removed with everything in it.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "idem-restart-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 bool exited_with(int wait_status, int code) {
   return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == code;
@@ -57,14 +30,12 @@ bool exited_with(int wait_status, int code) {
 
 class Restart : public ::testing::Test {
  protected:
-  temp_dir dir_;
+  temp_db_file db_;  // declared first: the server is gone before its files are removed
   std::optional<server_process> server_;
 
   std::vector<std::string> args() const {
-    return {"--listen",      "127.0.0.1:0",
-            "--db",          dir_.file("idem.db"),
-            "--admin-token", idem::testing::admin_token,
-            "--lease",       "30s"};
+    return {"--listen",      "127.0.0.1:0", "--db",    db_.path(),
+            "--admin-token", admin_token,   "--lease", "30s"};
   }
   api_client start() {
     server_.emplace(args());
@@ -85,9 +56,8 @@ TEST_F(Restart, AcknowledgedOrderIsReplayedAfterKill9AndRestart) {
 
   auto after = crash_and_restart();
   auto replay = after.post(orders, "k-1", order_body("m-1"));
-  ASSERT_TRUE(replay.ok()) << replay.ec.message();
-  EXPECT_EQ(replay.res.status, 201) << replay.res.body;
-  EXPECT_EQ(replay.res.header("Idempotent-Replayed"), "true");
+  ASSERT_TRUE(has_status(replay, 201));
+  EXPECT_TRUE(replayed_header_is(replay, "true"));
   EXPECT_EQ(replay.res.body, first.res.body);
   EXPECT_EQ(replay.res.header("Location"), first.res.header("Location"));
   EXPECT_EQ(stat(after, "orders"), 1);
@@ -127,19 +97,16 @@ TEST_F(Restart, ClockOffsetSurvivesRestart) {
 TEST_F(Restart, RecordLeftProcessingByACrashIsTakenOverAtOnceAfterRestart) {
   auto api = start();
   auto order_id = api.create_order("m-1", "k-create");
-  api.set_faults({{"rules",
-                   {{{"match", {{"route", "/v1/orders/{id}/payments"}}},
-                     {"fault", "crash_during_processing"},
-                     {"times", 1}}}}});
+  api.set_faults(only(on_pay("crash_during_processing", {{"times", 1}})));
   const auto target = orders + "/" + order_id + "/payments";
   auto crashed = api.post(target, "k-pay", payment_body());
   EXPECT_EQ(crashed.ec, std::errc::connection_reset) << crashed.ec.message();
-  ASSERT_EQ(api.post(target, "k-pay", payment_body()).res.status, 409);  // the lease still runs
+  ASSERT_TRUE(is_problem(api.post(target, "k-pay", payment_body()), 409,
+                         "idempotency-request-in-progress"));  // the lease still runs
 
   auto after = crash_and_restart();  // the same wall clock: the 30 s lease has not run out
   auto retry = after.post(target, "k-pay", payment_body());
-  ASSERT_TRUE(retry.ok()) << retry.ec.message();
-  EXPECT_EQ(retry.res.status, 201) << retry.res.body << " (" << problem_name(retry.res) << ")";
+  EXPECT_TRUE(has_status(retry, 201));
   EXPECT_EQ(stat(after, "provider_charges"), 1);
   EXPECT_EQ(stat(after, "payments"), 1);
   EXPECT_EQ(stat(after, "orders_with_multiple_charges"), 0);
@@ -159,11 +126,7 @@ TEST_F(Restart, SigintStopsTheServerWithStatusZero) {
 
 TEST_F(Restart, InFlightRequestGetsItsResponseWhenSigtermArrives) {
   auto api = start();
-  api.set_faults({{"rules",
-                   {{{"match", {{"method", "POST"}, {"route", orders}}},
-                     {"fault", "delay"},
-                     {"delay_ms", 2000},
-                     {"times", 1}}}}});
+  api.set_faults(only(on_create("delay", {{"delay_ms", 2000}, {"times", 1}})));
   auto in_flight = std::async(std::launch::async, [port = server_->port()] {
     api_client own{port};
     return own.post(orders, "k-1", order_body("m-1"));
@@ -173,16 +136,14 @@ TEST_F(Restart, InFlightRequestGetsItsResponseWhenSigtermArrives) {
 
   EXPECT_TRUE(exited_with(server_->stop(SIGTERM), 0));
   auto answer = in_flight.get();
-  ASSERT_TRUE(answer.ok()) << answer.ec.message();
-  EXPECT_EQ(answer.res.status, 201) << answer.res.body;
+  EXPECT_TRUE(has_status(answer, 201));
 
   auto after = start();  // and what it answered was stored
-  EXPECT_EQ(after.post(orders, "k-1", order_body("m-1")).res.header("Idempotent-Replayed"), "true");
+  EXPECT_TRUE(replayed_header_is(after.post(orders, "k-1", order_body("m-1")), "true"));
 }
 
 TEST(CommandLine, MissingAdminTokenExitsWithStatusTwoAndUsage) {
-  auto run =
-      idem::testing::run_mock_server_to_exit({"--listen", "127.0.0.1:0", "--db", ":memory:"});
+  auto run = run_mock_server_to_exit({"--listen", "127.0.0.1:0", "--db", ":memory:"});
   ASSERT_FALSE(run.timed_out) << run.output;
   EXPECT_TRUE(exited_with(run.wait_status, 2)) << run.wait_status << '\n' << run.output;
   EXPECT_NE(run.output.find("--admin-token"), std::string::npos) << run.output;
@@ -190,3 +151,4 @@ TEST(CommandLine, MissingAdminTokenExitsWithStatusTwoAndUsage) {
 }
 
 }  // namespace
+}  // namespace idem::testing

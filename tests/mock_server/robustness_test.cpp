@@ -12,18 +12,13 @@
 
 #include "tests/support/api_client.hpp"
 #include "tests/support/integration.hpp"
+#include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"
 
+namespace idem::testing {
 namespace {
 
 namespace asio = boost::asio;
-using idem::testing::api_client;
-using idem::testing::http_result;
-using idem::testing::order_body;
-using idem::testing::payment_body;
-using idem::testing::problem_name;
-using idem::testing::running_server;
-using idem::testing::stat;
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
@@ -109,9 +104,7 @@ TEST_F(Robustness, OversizedBodyWithContentLengthIsPayloadTooLarge) {
   body["customer_id"] = std::string(1024 * 1024, 'x');
 
   auto r = api_.post(orders, "k-big", body);
-  ASSERT_TRUE(r.ok()) << r.ec.message();
-  EXPECT_EQ(r.res.status, 413) << r.res.body;
-  EXPECT_EQ(problem_name(r.res), "payload-too-large");
+  EXPECT_TRUE(is_problem(r, 413, "payload-too-large"));
   EXPECT_TRUE(healthy());
   EXPECT_EQ(stat(api_, "idempotency_records"), 0);
 }
@@ -127,9 +120,7 @@ TEST_F(Robustness, ChunkedBodyGrowingPast64KiBIsPayloadTooLarge) {
   request += "0\r\n\r\n";
 
   auto r = api_.raw().send_raw(request, 10s);
-  ASSERT_TRUE(r.ok()) << r.ec.message();
-  EXPECT_EQ(r.res.status, 413) << r.res.body;
-  EXPECT_EQ(problem_name(r.res), "payload-too-large");
+  EXPECT_TRUE(is_problem(r, 413, "payload-too-large"));
   EXPECT_TRUE(healthy());
   // Not stored: the key is still free for a proper request.
   EXPECT_EQ(api_.post(orders, "k-chunked", order_body("m-1")).res.status, 201);
@@ -171,9 +162,7 @@ TEST_F(Robustness, UnknownRoutesAreNotFound) {
     auto r = api_.raw().send(method, target,
                              {{"Authorization", "Bearer tenant-a"}, {"Idempotency-Key", "k-1"}},
                              method == "POST" ? "{}" : "");
-    ASSERT_TRUE(r.ok()) << method << ' ' << target << ": " << r.ec.message();
-    EXPECT_EQ(r.res.status, 404) << method << ' ' << target << ": " << r.res.body;
-    EXPECT_EQ(problem_name(r.res), "not-found") << method << ' ' << target;
+    EXPECT_TRUE(is_problem(r, 404, "not-found")) << method << ' ' << target;
   }
 }
 
@@ -184,9 +173,7 @@ TEST_F(Robustness, ValidJsonThatIsNotAnObjectIsValidationFailed) {
   for (const auto& target : targets) {
     for (const char* text : {"[]", "[1,2]", "42", "\"text\"", "null", "true"}) {
       auto r = api_.post(target, "k-not-object", json::parse(text));
-      ASSERT_TRUE(r.ok()) << target << ' ' << text << ": " << r.ec.message();
-      EXPECT_EQ(r.res.status, 400) << target << ' ' << text << ": " << r.res.body;
-      EXPECT_EQ(problem_name(r.res), "validation-failed") << target << ' ' << text;
+      ASSERT_TRUE(is_problem(r, 400, "validation-failed")) << target << ' ' << text;
       auto errors = r.res.json().value("errors", json());
       EXPECT_TRUE(errors.is_array() && !errors.empty())
           << target << ' ' << text << ": " << r.res.body;
@@ -199,3 +186,4 @@ TEST_F(Robustness, ValidJsonThatIsNotAnObjectIsValidationFailed) {
 }
 
 }  // namespace
+}  // namespace idem::testing

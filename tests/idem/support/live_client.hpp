@@ -17,6 +17,7 @@
 #include "idem/client.hpp"
 #include "idem/orders.hpp"
 #include "tests/support/api_client.hpp"
+#include "tests/support/fault_rules.hpp"
 #include "tests/support/running_server.hpp"
 
 namespace idem::test::live {
@@ -72,23 +73,13 @@ inline orders::payment_request payment_of() {
   return {.amount_minor = 1500, .currency = "EUR", .payment_method = "card_visa"};
 }
 
-// A rule for `fault` on the writes to `route` (a route template), with extra parameters merged.
+// The fault-rule builders (contract section 6) shared with the mock server's tests.
+using idem::testing::on_create;
+using idem::testing::on_pay;
+using idem::testing::only;
 inline nlohmann::json rule(std::string fault, std::string route,
                            nlohmann::json params = nlohmann::json::object()) {
-  nlohmann::json r = {{"match", {{"method", "POST"}, {"route", std::move(route)}}},
-                      {"fault", std::move(fault)}};
-  r.update(params);
-  return r;
-}
-inline nlohmann::json on_create(std::string fault,
-                                nlohmann::json params = nlohmann::json::object()) {
-  return rule(std::move(fault), "/v1/orders", std::move(params));
-}
-inline nlohmann::json on_pay(std::string fault, nlohmann::json params = nlohmann::json::object()) {
-  return rule(std::move(fault), "/v1/orders/{id}/payments", std::move(params));
-}
-inline nlohmann::json only(nlohmann::json one_rule) {
-  return {{"seed", 42}, {"rules", nlohmann::json::array({std::move(one_rule)})}};
+  return idem::testing::fault_rule(std::move(fault), std::move(route), std::move(params));
 }
 
 // What the client told its observer: each write's status (0 without a response) and each wait.
