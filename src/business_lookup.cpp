@@ -60,6 +60,20 @@ lookup_judgement judge_payment(const intent& i, const json& order) {
 
 }  // namespace
 
+std::string_view to_string(lookup_verdict v) noexcept {
+  switch (v) {
+    case lookup_verdict::found:
+      return "found";
+    case lookup_verdict::not_found:
+      return "not_found";
+    case lookup_verdict::conflicting:
+      return "conflicting";
+    case lookup_verdict::retry:
+      return "retry";
+  }
+  return "retry";
+}
+
 std::string lookup_path(const intent& i) {
   const auto& l = i.lookup();
   switch (l.what) {

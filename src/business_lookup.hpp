@@ -15,6 +15,8 @@ enum class lookup_verdict {
   retry,        // no usable answer (transport failure, 5xx, 429, 408): ask again
 };
 
+[[nodiscard]] std::string_view to_string(lookup_verdict v) noexcept;
+
 struct lookup_judgement {
   lookup_verdict verdict = lookup_verdict::retry;
   std::string body;  // the resource that decided it (found or conflicting)

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <cstdio>
 
@@ -44,7 +45,9 @@ client::core::core(boost::asio::any_io_executor executor, client_options options
     : ex(executor),
       strand(boost::asio::make_strand(executor)),
       opts(std::move(options)),
-      net(t ? std::move(t) : std::make_shared<curl_transport>(executor)),
+      // libcurl's multi handle is not thread-safe: the transport runs on the client's strand,
+      // so the app may run its io_context on several threads.
+      net(t ? std::move(t) : std::make_shared<curl_transport>(strand)),
       sched(s ? std::move(s) : std::make_shared<asio_scheduler>(executor)),
       store(opts.store ? opts.store : std::make_shared<memory_intent_store>()),
       budget(opts.retry_budget, sched->now()),
@@ -65,8 +68,9 @@ client::~client() {
   // not_sent) rather than retrying for a client nobody holds any more.
   auto c = core_;
   boost::asio::post(c->strand, [c] {
+    c->shutting_down = true;
     for (auto& op : c->flights.all())
-      op->cancel();
+      op->cancel(boost::asio::cancellation_type::terminal);
   });
 }
 
@@ -74,26 +78,23 @@ void client::submit_impl(const intent& i, boost::asio::any_completion_handler<si
   auto c = core_;
   auto cancellation = detail::watch_cancellation(handler, c->strand);
   boost::asio::post(c->strand, [c, i, cancellation, h = std::move(handler)]() mutable {
-    if (auto running = c->flights.find(i.key().str())) {
-      if (!running->what().same_request(i)) {
-        // The same key with another request would be answered 422 by the server; refuse
-        // locally and loudly instead of joining a flight that is not ours.
-        detail::deliver(std::move(h),
-                        outcome(outcome_fields{.kind = outcome_kind::rejected,
-                                               .key = i.key().str(),
-                                               .error = "idempotency-key-mismatch"}),
-                        c->ex);
-        return;
-      }
-      running->join(std::move(h), cancellation);
-      return;
-    }
-    c->store->record_created(i);
-    auto op = std::make_shared<detail::submit_operation>(c, i);
-    c->flights.insert(i.key().str(), op);
-    op->join(std::move(h), cancellation);
-    op->start();
+    std::vector<detail::pending_caller> callers;
+    callers.push_back({std::move(h), cancellation});
+    detail::admit(c, i, std::move(callers));
   });
+}
+
+void client::plan_impl(const intent& i, std::optional<std::string> depends_on,
+                       boost::asio::any_completion_handler<void(std::error_code)> handler) {
+  // Straight to the store (it is thread-safe); the completion is posted to the handler's
+  // associated executor, by default the client's.
+  const bool bound = !depends_on.has_value();
+  core_->store->async_write(events::created{.what = i,
+                                            .principal = core_->credentials_fingerprint,
+                                            .at = core_->sched->wall_now(),
+                                            .depends_on = std::move(depends_on),
+                                            .path_bound = bound},
+                            core_->ex, std::move(handler));
 }
 
 client_counters client::counters() const {
@@ -110,6 +111,10 @@ boost::asio::any_io_executor client::get_executor() const {
 
 const std::shared_ptr<intent_store>& client::store() const {
   return core_->store;
+}
+
+const std::string& client::principal() const {
+  return core_->credentials_fingerprint;
 }
 
 }  // namespace idem

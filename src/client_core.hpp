@@ -28,6 +28,7 @@ struct client::core {
   std::string credentials_fingerprint;  // SHA-256 of the credentials, never the token itself
   std::string base_url;                 // without a trailing '/'
   detail::single_flight flights;
+  bool shutting_down = false;  // the client was destroyed: new flights stop at once (strand)
 
   struct atomic_counters {
     std::atomic<std::uint64_t> attempts{0}, retries{0}, lookups{0}, succeeded{0}, rejected{0},

@@ -1,57 +1,55 @@
-#include <algorithm>
+#include "idem/memory_intent_store.hpp"
 
-#include "idem/intent_store.hpp"
+#include <boost/asio/append.hpp>
+#include <boost/asio/post.hpp>
 
 namespace idem {
 
-void memory_intent_store::record_created(const intent& i) {
-  std::lock_guard lock(mutex_);
-  records_.try_emplace(i.key().str(), entry{next_seq_++, intent_record{i}});
+memory_intent_store::memory_intent_store(memory_store_options options) : options_(options) {}
+
+void memory_intent_store::async_write(intent_event e, boost::asio::any_io_executor ex,
+                                      write_handler handler) {
+  write(std::move(e));
+  // Durable as far as this store goes: done. Still posted, never inline.
+  boost::asio::post(ex, boost::asio::append(std::move(handler), std::error_code{}));
 }
 
-bool memory_intent_store::bind_credentials(const idempotency_key& key,
-                                           std::string_view fingerprint) {
+void memory_intent_store::write(intent_event e) {
   std::lock_guard lock(mutex_);
-  auto it = records_.find(key.str());
-  // A key the store never saw cannot have been sent through it: nothing to bind against.
-  if (it == records_.end()) return true;
-  auto& bound = it->second.record.credentials_fingerprint;
-  if (!bound) bound = std::string(fingerprint);
-  return *bound == fingerprint;
+  apply_locked(e);
 }
 
-void memory_intent_store::record_attempt_started(const idempotency_key& key) {
-  std::lock_guard lock(mutex_);
-  if (auto it = records_.find(key.str()); it != records_.end()) ++it->second.record.attempts;
-}
-
-void memory_intent_store::record_attempt_finished(const idempotency_key& key, attempt_class c) {
-  std::lock_guard lock(mutex_);
-  if (auto it = records_.find(key.str()); it != records_.end()) {
-    it->second.record.last_class = c;
-    if (c != attempt_class::not_sent) it->second.record.maybe_sent = true;
+void memory_intent_store::apply_locked(const intent_event& e) {
+  const std::string& key = key_of(e).str();
+  auto it = records_.find(key);
+  if (it == records_.end()) {
+    const auto* c = std::get_if<events::created>(&e);
+    if (!c) return;  // an event for an intent this store never saw (or already forgot)
+    const auto seq = next_seq_++;
+    it = records_.emplace(key, entry{seq, make_record(*c), {}}).first;
+    open_.emplace(seq, key);
+  }
+  entry& en = it->second;
+  const bool was_open = en.record.is_open();
+  apply(en.record, e);
+  en.timeline.push_back(timeline_of(e));
+  while (en.timeline.size() > options_.max_timeline)
+    en.timeline.pop_front();
+  if (was_open && !en.record.is_open()) {
+    open_.erase(en.seq);
+    const wall_time at = en.record.finished_at.value_or(wall_time{});
+    finals_.emplace_back(at, key);
+    forget_expired_locked(at);
   }
 }
 
-void memory_intent_store::record_outcome(const idempotency_key& key, const outcome& o) {
-  std::lock_guard lock(mutex_);
-  if (auto it = records_.find(key.str()); it != records_.end()) {
-    it->second.record.final_kind = o.kind();
+void memory_intent_store::forget_expired_locked(wall_time now) {
+  // Finals are queued in the order they became final, so the oldest are at the front.
+  while (!finals_.empty() && (finals_.size() > options_.max_final ||
+                              finals_.front().first + options_.retention <= now)) {
+    records_.erase(finals_.front().second);
+    finals_.pop_front();
   }
-}
-
-std::vector<intent_record> memory_intent_store::open_intents() const {
-  std::vector<const entry*> open;
-  std::lock_guard lock(mutex_);
-  for (const auto& [k, e] : records_) {
-    if (!e.record.final_kind || !is_final(*e.record.final_kind)) open.push_back(&e);
-  }
-  std::sort(open.begin(), open.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
-  std::vector<intent_record> out;
-  out.reserve(open.size());
-  for (auto* e : open)
-    out.push_back(e->record);
-  return out;
 }
 
 std::optional<intent_record> memory_intent_store::find(const idempotency_key& key) const {
@@ -59,6 +57,27 @@ std::optional<intent_record> memory_intent_store::find(const idempotency_key& ke
   auto it = records_.find(key.str());
   if (it == records_.end()) return std::nullopt;
   return it->second.record;
+}
+
+std::vector<intent_record> memory_intent_store::open_intents() const {
+  std::lock_guard lock(mutex_);
+  std::vector<intent_record> out;
+  out.reserve(open_.size());
+  for (const auto& [seq, key] : open_)
+    out.push_back(records_.at(key).record);
+  return out;
+}
+
+std::vector<timeline_entry> memory_intent_store::timeline(const idempotency_key& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = records_.find(key.str());
+  if (it == records_.end()) return {};
+  return {it->second.timeline.begin(), it->second.timeline.end()};
+}
+
+std::size_t memory_intent_store::size() const {
+  std::lock_guard lock(mutex_);
+  return records_.size();
 }
 
 }  // namespace idem

@@ -3,6 +3,15 @@
 #include "http_facts.hpp"
 
 namespace idem::orders {
+namespace {
+
+nlohmann::json payment_payload(const payment_request& req) {
+  return {{"amount_minor", req.amount_minor},
+          {"currency", req.currency},
+          {"payment_method", req.payment_method}};
+}
+
+}  // namespace
 
 intent create(const order_request& req, key_format format) {
   nlohmann::json items = nlohmann::json::array();
@@ -21,12 +30,16 @@ intent create(const order_request& req, key_format format) {
 }
 
 intent pay(const std::string& order_id, const payment_request& req, key_format format) {
-  nlohmann::json payload = {{"amount_minor", req.amount_minor},
-                            {"currency", req.currency},
-                            {"payment_method", req.payment_method}};
+  nlohmann::json payload = payment_payload(req);
   return intent::create({"POST", "/v1/orders/" + detail::percent_encode(order_id) + "/payments"},
                         std::move(payload), {business_lookup::kind::payment_captured, order_id},
                         format);
+}
+
+planned_intent plan_payment(const intent& order, const payment_request& req, key_format format) {
+  nlohmann::json payload = payment_payload(req);
+  return planned_intent::create("POST", "/v1/orders/{id}/payments", std::move(payload),
+                                business_lookup::kind::payment_captured, order, format);
 }
 
 intent cancel(const std::string& order_id, const std::string& reason, key_format format) {

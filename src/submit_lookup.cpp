@@ -15,14 +15,14 @@ constexpr std::string_view problem_base = "https://idem.example/problems/";
 
 void submit_operation::settle() {
   if (all_not_sent_) return finish_stopped();
-  if (cancelled_) return finish_stopped();
+  if (stopping()) return finish_stopped();
   if (intent_.lookup().what == business_lookup::kind::none) return finish_stopped();
   if (core_->opts.observer) core_->opts.observer->on_lookup_started();
   send_lookup();
 }
 
 void submit_operation::send_lookup() {
-  if (cancelled_) return finish_stopped();
+  if (stopping()) return finish_stopped();
   const auto now = core_->sched->now();
   if (!deadline_->can_start_lookup(now)) return finish_stopped();
   auto req = make_request("GET", absolute(lookup_path(intent_)), deadline_->lookup_timeout(now));
@@ -34,6 +34,10 @@ void submit_operation::on_lookup_done(transport_result r) {
   if (r.failure != transport_failure::none) last_transport_error_ = r.ec;
   auto j = judge_lookup(intent_, r);
   auto* obs = core_->opts.observer.get();
+  core_->store->write(events::lookup_finished{.key = intent_.key(),
+                                              .at = wall_now(),
+                                              .verdict = std::string(to_string(j.verdict)),
+                                              .status = r.response.status});
   switch (j.verdict) {
     case lookup_verdict::found:
       if (obs) obs->on_lookup_finished(true);
@@ -51,11 +55,16 @@ void submit_operation::on_lookup_done(transport_result r) {
                          .problem_type = std::string(problem_base) + "duplicate-business-id"});
     case lookup_verdict::not_found:
       if (obs) obs->on_lookup_finished(false);
+      if (checking_stale_key_) {
+        // Proven never executed: the key may be sent again.
+        checking_stale_key_ = false;
+        return next_attempt();
+      }
       return finish_stopped();
     case lookup_verdict::retry:
       break;
   }
-  if (cancelled_) return finish_stopped();
+  if (stopping()) return finish_stopped();
   // A GET changes nothing: asking again is always safe, within the time left.
   const auto now = core_->sched->now();
   const milliseconds room = deadline_->lookup_sleep_room(now);

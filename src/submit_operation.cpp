@@ -17,25 +17,99 @@ submit_operation::submit_operation(std::shared_ptr<client::core> core, intent wh
       backoff_(core_->opts.backoff),
       lookup_backoff_(core_->opts.backoff) {}
 
-void submit_operation::start() {
+void submit_operation::start(std::optional<intent_record> earlier) {
   start_ = core_->sched->now();
   deadline_.emplace(start_, core_->opts.deadline);
-  // An earlier submission of this intent may have reached the server: then nothing this one
-  // does makes the intent "not sent", and a duplicate-business-id may be our own order.
-  if (auto earlier = core_->store->find(intent_.key()); earlier && earlier->maybe_sent) {
+  if (!earlier) {
+    // Written down before anything is sent: a process killed from here on resumes this key.
+    return write_durably(
+        events::created{
+            .what = intent_, .principal = core_->credentials_fingerprint, .at = wall_now()},
+        [this] { begin(); });
+  }
+  earlier_attempts_ = earlier->attempts;
+  first_attempt_at_ = earlier->first_attempt_at;
+  // An earlier submission (or process) may have reached the server: then nothing this one does
+  // makes the intent "not sent", and a duplicate-business-id may be our own order.
+  if (earlier->maybe_sent()) {
     all_not_sent_ = false;
     may_have_executed_ = true;
+  }
+  if (!earlier->path_bound) {
+    // A planned intent's path is written down before its first attempt.
+    return write_durably(
+        events::path_bound{
+            .key = intent_.key(), .op = intent_.op(), .lookup = intent_.lookup(), .at = wall_now()},
+        [this] { begin(); });
+  }
+  begin();
+}
+
+void submit_operation::begin() {
+  if (stopping()) return finish_stopped();
+  if (may_have_executed_ && first_attempt_at_) {
+    const auto age = wall_now() - *first_attempt_at_;
+    if (age >= core_->opts.server_key_retention - core_->opts.key_retention_margin) {
+      return check_stale_key();
+    }
   }
   next_attempt();
 }
 
-void submit_operation::cancel() {
+void submit_operation::check_stale_key() {
+  // The server may have forgotten this key: a re-send could execute a second time. Only the
+  // lookup can say whether the first execution happened.
+  if (intent_.lookup().what == business_lookup::kind::none) return finish_stopped();
+  checking_stale_key_ = true;
+  if (core_->opts.observer) core_->opts.observer->on_lookup_started();
+  send_lookup();
+}
+
+void submit_operation::write_durably(intent_event e, std::function<void()> next,
+                                     std::function<void()> undo) {
+  core_->store->async_write(
+      std::move(e), core_->ex,
+      asio::bind_executor(core_->strand, [self = shared_from_this(), next = std::move(next),
+                                          undo = std::move(undo)](std::error_code ec) {
+        if (!ec) return next();
+        if (undo) undo();
+        self->last_transport_error_ = ec;
+        self->finish(outcome_fields{.kind = self->all_not_sent_ ? outcome_kind::not_sent
+                                                                : outcome_kind::unresolved,
+                                    .error = "journal-write-failed"},
+                     /*record=*/false);
+      }));
+}
+
+void submit_operation::cancel(asio::cancellation_type type) {
   if (finished_) return;
-  cancelled_ = true;
-  // A submission arriving while this one unwinds starts afresh instead of joining a flight
-  // that will send nothing more.
-  core_->flights.erase(intent_.key().str(), this);
-  signal_.emit(asio::cancellation_type::terminal);
+  using ct = asio::cancellation_type;
+  if ((type & ct::terminal) != ct::none) {
+    cancelled_ = true;
+  } else if ((type & ct::partial) != ct::none) {
+    stop_requested_ = true;
+  } else if ((type & ct::total) != ct::none) {
+    if (!all_not_sent_) return;  // something may have reached the server: too late
+    total_requested_ = true;
+  } else {
+    return;
+  }
+  // Timers end at once for any type; a transfer honours partial and total only while it has
+  // sent nothing (the transport's contract), so an attempt in flight finishes and its answer
+  // still counts.
+  signal_.emit(type);
+}
+
+bool submit_operation::stopping() const noexcept {
+  return cancelled_ || stop_requested_ || (total_requested_ && all_not_sent_);
+}
+
+void submit_operation::follow(pending_caller c) {
+  successors_.push_back(std::move(c));
+}
+
+wall_time submit_operation::wall_now() const {
+  return core_->sched->wall_now();
 }
 
 milliseconds submit_operation::elapsed() const {
@@ -85,7 +159,7 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
              signal_.slot(),
              asio::bind_executor(core_->strand, [self = shared_from_this(),
                                                  next = std::move(next)](std::error_code) {
-               if (self->cancelled_) return self->finish_stopped();
+               if (self->stopping()) return self->finish_stopped();
                next();
              })));
 }
@@ -101,18 +175,9 @@ void submit_operation::send(http_request req, void (submit_operation::*on_done)(
 }
 
 void submit_operation::next_attempt() {
-  if (cancelled_) return finish_stopped();
+  if (stopping()) return finish_stopped();
   const auto now = core_->sched->now();
   if (!deadline_->can_start_attempt(now)) return settle();
-  if (!credentials_checked_) {
-    // A key belongs to the credentials it was first sent with; under others it would be an
-    // unrelated request on the server, so a resumed intent could execute twice.
-    if (!core_->store->bind_credentials(intent_.key(), core_->credentials_fingerprint)) {
-      return finish(outcome_fields{.kind = outcome_kind::rejected, .error = "foreign-credentials"},
-                    /*record=*/false);
-    }
-    credentials_checked_ = true;
-  }
   send_write();
 }
 
@@ -132,13 +197,39 @@ void submit_operation::send_write() {
   req.body = intent_.body();
 
   ++attempts_;
+  if (!first_attempt_at_) first_attempt_at_ = wall_now();
+  // Durable before the first byte leaves: a process that dies from here on counts this
+  // attempt as maybe sent.
+  write_durably(
+      events::attempt_started{
+          .key = intent_.key(), .number = earlier_attempts_ + attempts_, .at = wall_now()},
+      [this, req = std::move(req)]() mutable { send_write_journaled(std::move(req)); },
+      [this] { unsent_attempt("journal write failed"); });
+}
+
+void submit_operation::unsent_attempt(const char* why) {
+  // Recorded as started, never left: close it, or the intent would count as maybe sent.
+  core_->store->write(events::attempt_finished{.key = intent_.key(),
+                                               .number = earlier_attempts_ + attempts_,
+                                               .at = wall_now(),
+                                               .cls = attempt_class::not_sent,
+                                               .transport_error = why});
+  --attempts_;
+}
+
+void submit_operation::send_write_journaled(http_request req) {
+  if (stopping()) {
+    unsent_attempt("cancelled before sending");
+    return finish_stopped();
+  }
+  const auto now = core_->sched->now();
   if (attempts_ == 1) {
     core_->budget.on_first_attempt(now);
   } else {
     core_->counters.retries.fetch_add(1, std::memory_order_relaxed);
   }
   core_->counters.attempts.fetch_add(1, std::memory_order_relaxed);
-  core_->store->record_attempt_started(intent_.key());
+  attempt_started_ = now;
   if (core_->opts.observer) {
     core_->opts.observer->on_attempt_started(intent_.op().method, intent_.op().path, attempts_);
   }
@@ -147,6 +238,7 @@ void submit_operation::send_write() {
 
 void submit_operation::on_write_done(transport_result r) {
   answer a;
+  std::string request_id;
   if (r.failure != transport_failure::none) {
     last_transport_error_ = r.ec;
     a.cls = classify(attempt_facts{r.failure, 0, {}});
@@ -160,9 +252,23 @@ void submit_operation::on_write_done(transport_result r) {
     a.replayed = replayed && *replayed == "true";
     if (const std::string* loc = r.response.header("Location")) a.location = *loc;
     a.retry_after = retry_after_of(r.response);
+    for (const char* name : {"Request-Id", "X-Request-Id"}) {
+      if (const std::string* id = r.response.header(name); id && request_id.empty()) {
+        request_id = *id;
+      }
+    }
   }
-  core_->store->record_attempt_finished(intent_.key(), a.cls);
   if (core_->opts.observer) core_->opts.observer->on_attempt_finished(a.cls, a.status);
+  core_->store->write(events::attempt_finished{
+      .key = intent_.key(),
+      .number = earlier_attempts_ + attempts_,
+      .at = wall_now(),
+      .cls = a.cls,
+      .status = a.status,
+      .request_id = std::move(request_id),
+      .problem_type = a.problem,
+      .transport_error = r.failure == transport_failure::none ? std::string{} : r.ec.message(),
+      .took = std::chrono::duration_cast<milliseconds>(core_->sched->now() - attempt_started_)});
   if (a.cls != attempt_class::not_sent) all_not_sent_ = false;
   const bool before = may_have_executed_;
   if (may_have_executed(a.cls)) may_have_executed_ = true;
@@ -207,7 +313,7 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
 }
 
 void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
-  if (cancelled_) return finish_stopped();
+  if (stopping()) return finish_stopped();
   if (failed_attempts_exhausted()) return settle();
   const auto now = core_->sched->now();
   // A server that asks for more than the time left will not take our write in time: stop
@@ -223,6 +329,7 @@ void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
     delay = room;
   }
   if (core_->opts.observer) core_->opts.observer->on_backoff(delay);
+  core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = delay});
   wait(delay, [this] { acquire_token(); });
 }
 
@@ -233,6 +340,7 @@ void submit_operation::acquire_token() {
   const milliseconds until = std::max(core_->budget.time_until_token(now), milliseconds{1});
   if (!deadline_->sleep_fits(until, now)) return settle();
   if (core_->opts.observer) core_->opts.observer->on_backoff(until);
+  core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = until});
   wait(until, [this] { acquire_token(); });
 }
 
@@ -257,7 +365,10 @@ void submit_operation::finish(outcome_fields f, bool record) {
   f.elapsed = elapsed();
   f.last_transport_error = last_transport_error_;
   outcome o(std::move(f));
-  if (record) core_->store->record_outcome(intent_.key(), o);
+  if (record) {
+    core_->store->write(
+        events::outcome_reported{.key = intent_.key(), .at = wall_now(), .result = o});
+  }
   if (core_->opts.observer) core_->opts.observer->on_outcome(o.kind(), o.elapsed());
   auto& c = core_->counters;
   switch (o.kind()) {
@@ -280,6 +391,9 @@ void submit_operation::finish(outcome_fields f, bool record) {
   waiters_.clear();
   for (auto& w : waiters)
     deliver(std::move(w.handler), o, core_->ex);
+  // Submissions that arrived while this flight was being cancelled start now, against the
+  // store's record of everything this flight did.
+  if (!successors_.empty()) admit(core_, intent_, std::move(successors_));
 }
 
 }  // namespace idem::detail

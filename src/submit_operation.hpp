@@ -9,6 +9,7 @@
 #include <boost/asio/any_completion_executor.hpp>
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/cancellation_type.hpp>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -26,25 +27,43 @@ void deliver(outcome_handler h, outcome o, const boost::asio::any_io_executor& f
 
 // A caller's cancellation, shared by its slot handler (installed at once, on the caller's
 // thread) and the flight it joins later (on the strand), so that a cancel emitted before the
-// submission reaches the strand is not lost. `requested` is set at once on the emitting
-// thread; `on_cancel` is touched only on the strand.
+// submission reaches the strand is not lost. `requested` (the cancellation_type bits, 0 for
+// none) is set at once on the emitting thread; `on_cancel` is touched only on the strand.
 struct waiter_cancellation {
-  std::atomic<bool> requested{false};
-  std::function<void()> on_cancel;
+  std::atomic<unsigned> requested{0};
+  std::function<void(boost::asio::cancellation_type)> on_cancel;
+};
+
+// A caller waiting for a flight to start (behind a flight that is being cancelled).
+struct pending_caller {
+  outcome_handler handler;
+  std::shared_ptr<waiter_cancellation> cancellation;
 };
 
 // Installs the caller's slot handler, if it has a slot. Call before posting to the strand.
 std::shared_ptr<waiter_cancellation> watch_cancellation(
     const outcome_handler& h, const boost::asio::strand<boost::asio::any_io_executor>& strand);
 
+// A submission of `what` reaches the strand: joins the intent's flight, waits behind a flight
+// being cancelled, answers from the store (final, foreign credentials, another request under
+// the key), or starts a new flight. On the strand only.
+void admit(const std::shared_ptr<client::core>& core, const intent& what,
+           std::vector<pending_caller> callers);
+
 class submit_operation : public std::enable_shared_from_this<submit_operation> {
  public:
   submit_operation(std::shared_ptr<client::core> core, intent what);
   [[nodiscard]] const intent& what() const noexcept { return intent_; }
-  // All three: on the strand only.
-  void start();
+  // All: on the strand only.
+  // `earlier`: the store's record of the intent (nullopt: new, written down before sending).
+  void start(std::optional<intent_record> earlier);
   void join(outcome_handler h, const std::shared_ptr<waiter_cancellation>& cancellation);
-  void cancel();  // stops the loop (client shutdown, or the last waiter cancelled)
+  // Stops the loop as `type` asks (see client::async_submit); terminal on client shutdown.
+  void cancel(boost::asio::cancellation_type type = boost::asio::cancellation_type::terminal);
+  // The flight is being cancelled: a new submission of its intent waits for it to unwind (and
+  // record what it did), then starts a flight of its own.
+  [[nodiscard]] bool stopping() const noexcept;
+  void follow(pending_caller c);
 
  private:
   struct waiter {
@@ -63,8 +82,16 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     std::optional<std::chrono::milliseconds> retry_after;
   };
 
+  void begin();
+  // Writes `e` durably, then calls `next` on the strand; a failed write ends the submission
+  // before anything more is sent.
+  // `undo` (if any) runs before the submission ends on a failed write.
+  void write_durably(intent_event e, std::function<void()> next, std::function<void()> undo = {});
+  void unsent_attempt(const char* why);
+  void check_stale_key();
   void next_attempt();
   void send_write();
+  void send_write_journaled(http_request req);
   void on_write_done(transport_result r);
   void handle_answer(answer a, bool may_have_executed_before);
   void schedule_retry(std::optional<std::chrono::milliseconds> retry_after);
@@ -80,7 +107,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // `record` false: the outcome is the caller's answer but no state change of the intent (a
   // refusal before sending must not close an intent whose earlier attempts may have executed).
   void finish(outcome_fields f, bool record = true);
-  void on_waiter_cancelled(std::uint64_t id);
+  void on_waiter_cancelled(std::uint64_t id, boost::asio::cancellation_type type);
+  [[nodiscard]] wall_time wall_now() const;
   void wait(std::chrono::milliseconds d, std::function<void()> next);
   // Sends `req` as the one transfer outstanding (cancellable), then calls on_done on the strand.
   void send(http_request req, void (submit_operation::*on_done)(transport_result));
@@ -104,14 +132,20 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   std::vector<waiter> waiters_;
   std::uint64_t next_waiter_id_ = 0;
 
+  std::vector<pending_caller> successors_;     // submissions that arrived while cancelling
+  std::uint32_t earlier_attempts_ = 0;         // attempts of earlier submissions (per the store)
+  std::optional<wall_time> first_attempt_at_;  // of the intent's whole life (per the store)
+  std::chrono::steady_clock::time_point attempt_started_;
   std::uint32_t attempts_ = 0;  // writes sent
   std::uint32_t failed_ = 0;    // attempts that were not_sent or unknown
   // Every write so far, in this submission and (per the store) in earlier ones, provably never
   // left: only then is the outcome not_sent.
   bool all_not_sent_ = true;
   bool may_have_executed_ = false;
-  bool credentials_checked_ = false;
-  bool cancelled_ = false;
+  bool cancelled_ = false;           // terminal: stop now
+  bool stop_requested_ = false;      // partial: stop after what is in flight
+  bool total_requested_ = false;     // total: stop while nothing may have been sent
+  bool checking_stale_key_ = false;  // looking up an old intent before re-sending it
   bool finished_ = false;
   bool polling_ = false;
   std::string poll_url_;

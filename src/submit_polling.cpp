@@ -23,7 +23,7 @@ void submit_operation::begin_polling(const std::string& location) {
 }
 
 void submit_operation::schedule_poll() {
-  if (cancelled_) return finish_stopped();
+  if (stopping()) return finish_stopped();
   const auto now = core_->sched->now();
   if (!deadline_->can_start_attempt(now)) return settle();
   // Polls back to back (no room left to space them) would only hammer the server.
@@ -50,7 +50,7 @@ void submit_operation::poll_once() {
 }
 
 void submit_operation::on_poll_done(transport_result r) {
-  if (cancelled_) return finish_stopped();
+  if (stopping()) return finish_stopped();
   if (r.failure != transport_failure::none) {
     last_transport_error_ = r.ec;
     return schedule_poll();

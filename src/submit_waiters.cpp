@@ -25,10 +25,10 @@ std::shared_ptr<waiter_cancellation> watch_cancellation(
   auto slot = asio::get_associated_cancellation_slot(h);
   if (slot.is_connected()) {
     // The cancel may be emitted from another thread: hop onto the strand before touching state.
-    slot.assign([state, strand](asio::cancellation_type) {
-      state->requested = true;
-      asio::post(strand, [state] {
-        if (state->on_cancel) state->on_cancel();
+    slot.assign([state, strand](asio::cancellation_type type) {
+      state->requested |= static_cast<unsigned>(type);
+      asio::post(strand, [state, type] {
+        if (state->on_cancel) state->on_cancel(type);
       });
     });
   }
@@ -44,13 +44,15 @@ void submit_operation::join(outcome_handler h,
   waiters_.push_back(waiter{id, std::move(h), std::move(work)});
   if (!cancellation) return;
   std::weak_ptr<submit_operation> weak = weak_from_this();
-  cancellation->on_cancel = [weak, id] {
-    if (auto self = weak.lock()) self->on_waiter_cancelled(id);
+  cancellation->on_cancel = [weak, id](asio::cancellation_type type) {
+    if (auto self = weak.lock()) self->on_waiter_cancelled(id, type);
   };
-  if (cancellation->requested) on_waiter_cancelled(id);
+  if (const unsigned early = cancellation->requested.load(); early != 0) {
+    on_waiter_cancelled(id, static_cast<asio::cancellation_type>(early));
+  }
 }
 
-void submit_operation::on_waiter_cancelled(std::uint64_t id) {
+void submit_operation::on_waiter_cancelled(std::uint64_t id, asio::cancellation_type type) {
   auto it =
       std::find_if(waiters_.begin(), waiters_.end(), [id](const waiter& w) { return w.id == id; });
   if (it == waiters_.end() || finished_) return;
@@ -68,7 +70,7 @@ void submit_operation::on_waiter_cancelled(std::uint64_t id) {
             core_->ex);
     return;
   }
-  cancel();
+  cancel(type);
 }
 
 }  // namespace idem::detail

@@ -16,8 +16,10 @@
 #include "idem/deadline.hpp"
 #include "idem/intent.hpp"
 #include "idem/intent_store.hpp"
+#include "idem/memory_intent_store.hpp"
 #include "idem/observer.hpp"
 #include "idem/outcome.hpp"
+#include "idem/planned_intent.hpp"
 #include "idem/retry_budget.hpp"
 #include "idem/scheduler.hpp"
 #include "idem/transport.hpp"
@@ -42,15 +44,23 @@ struct client_options {
   std::chrono::milliseconds poll_interval{1'000};    ///< between polls of a 202's Location
   std::chrono::milliseconds resend_interval{3'000};  ///< re-send the POST while polling a 202
   bool prefer_async = false;  ///< send `Prefer: respond-async` (the server may answer 202)
-  std::shared_ptr<idem::intent_store> store{};  ///< default: a memory_intent_store
-  std::shared_ptr<idem::observer> observer{};   ///< default: none
-  std::optional<std::uint64_t> rng_seed{};      ///< jitter seed, for repeatable tests
+  /// How long the backend remembers a key (mock server `--key-ttl`, Stripe: 24 h). A request
+  /// that arrives after that executes again, so an intent first sent longer ago than this minus
+  /// `key_retention_margin` is never re-sent blindly: it is looked up first, re-sent only when
+  /// the lookup proves it never executed, and otherwise ends unresolved.
+  std::chrono::milliseconds server_key_retention = std::chrono::hours{24};
+  std::chrono::milliseconds key_retention_margin = std::chrono::hours{1};
+  /// Where intents are written down (default: a memory_intent_store; sqlite_journal for keys
+  /// that survive the process).
+  std::shared_ptr<idem::intent_store> store{};
+  std::shared_ptr<idem::observer> observer{};  ///< default: none
+  std::optional<std::uint64_t> rng_seed{};     ///< jitter seed, for repeatable tests
 };
 
-/// Submits intents. Thread-safety: async_submit and counters() may be called from any thread;
-/// the retry loops run on a strand of the given executor. The transport is used only from that
-/// strand (so curl_transport needs a single-threaded io_context). Destroying the client cancels
-/// every submission in flight: each completes (unresolved or not_sent), never dropped.
+/// Submits intents. Thread-safety: every member may be called from any thread; the retry loops
+/// and the default transport run on a strand of the given executor, so the io_context may be run
+/// by several threads. Destroying the client cancels every submission in flight: each completes
+/// (unresolved or not_sent), never dropped.
 class client {
  public:
   using signature = void(outcome);
@@ -65,10 +75,25 @@ class client {
 
   /// Drives `i` to an outcome within its deadline, sending its key unchanged on every attempt.
   /// Completes with `void(outcome)`: never inline, on the token's associated executor (default:
-  /// the client's). If `i` (or another intent with its key) is already in flight, joins that
-  /// flight instead of sending again. Per-operation cancellation (any type) stops retrying: the
-  /// outcome is then `unresolved`, or `not_sent` if nothing was ever sent; a joiner that cancels
-  /// while others wait just leaves (unresolved).
+  /// the client's).
+  ///
+  /// Before the first attempt the intent is written to the store (durable, for a journal); each
+  /// attempt's start is durable before its first byte leaves. A store that cannot write (full
+  /// disk, read-only file) ends the submission before anything is sent (`not_sent`, error
+  /// `journal-write-failed`). An intent the store knows is checked against it: other
+  /// credentials are refused (`foreign-credentials`), another request under its key is refused
+  /// (`idempotency-key-mismatch`), a final one completes with its recorded outcome without
+  /// sending, a planned one gets its path written down first.
+  ///
+  /// If the intent is already in flight, joins that flight instead of sending again; if that
+  /// flight is being cancelled, the new submission starts once it has unwound and recorded what
+  /// it did. Per-operation cancellation, by type (Asio's meaning):
+  /// - terminal: stops at once, aborting a transfer in flight: `unresolved` if anything may have
+  ///   left, else `not_sent`;
+  /// - partial: lets the attempt in flight finish (its answer counts), then stops retrying;
+  /// - total: stops only while nothing of the intent may have been sent (`not_sent`), and is
+  ///   ignored once something may have reached the server.
+  /// A joiner that cancels while others wait just leaves (unresolved).
   template <
       class CompletionToken = boost::asio::default_completion_token_t<boost::asio::any_io_executor>>
   auto async_submit(const intent& i, CompletionToken&& token = CompletionToken{}) {
@@ -79,14 +104,44 @@ class client {
         token, i);
   }
 
+  /// Writes `i` to the store without sending it (a plan: resume or submit it later). Completes
+  /// with `void(std::error_code)` once it is durable. A no-op for an intent already known.
+  template <
+      class CompletionToken = boost::asio::default_completion_token_t<boost::asio::any_io_executor>>
+  auto async_plan(const intent& i, CompletionToken&& token = CompletionToken{}) {
+    return boost::asio::async_initiate<CompletionToken, void(std::error_code)>(
+        [this](auto handler, const intent& what) {
+          plan_impl(what, std::nullopt,
+                    boost::asio::any_completion_handler<void(std::error_code)>(std::move(handler)));
+        },
+        token, i);
+  }
+  /// Writes a planned intent (its path still to be filled in) to the store. Submit
+  /// `p.bind(id)` once its prerequisite succeeded: the path is written down before it is sent.
+  template <
+      class CompletionToken = boost::asio::default_completion_token_t<boost::asio::any_io_executor>>
+  auto async_plan(const planned_intent& p, CompletionToken&& token = CompletionToken{}) {
+    return boost::asio::async_initiate<CompletionToken, void(std::error_code)>(
+        [this](auto handler, const planned_intent& what) {
+          plan_impl(what.draft(), what.depends_on(),
+                    boost::asio::any_completion_handler<void(std::error_code)>(std::move(handler)));
+        },
+        token, p);
+  }
+
   [[nodiscard]] client_counters counters() const;
   [[nodiscard]] boost::asio::any_io_executor get_executor() const;
   [[nodiscard]] const std::shared_ptr<intent_store>& store() const;
+  /// SHA-256 fingerprint of this client's credentials, as the store records it (never the
+  /// secret): compare with intent_record::principal before resuming someone else's intents.
+  [[nodiscard]] const std::string& principal() const;
 
   struct core;  // shared with the operations in flight (src/)
 
  private:
   void submit_impl(const intent& i, boost::asio::any_completion_handler<signature> handler);
+  void plan_impl(const intent& i, std::optional<std::string> depends_on,
+                 boost::asio::any_completion_handler<void(std::error_code)> handler);
   std::shared_ptr<core> core_;
 };
 

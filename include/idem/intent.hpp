@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "idem/idempotency_key.hpp"
@@ -46,6 +47,12 @@ class intent {
   /// under the same key with 422 idempotency-key-mismatch.
   [[nodiscard]] static intent restore(idempotency_key key, operation op, nlohmann::json payload,
                                       business_lookup lookup = {});
+  /// Rebuilds an intent from the exact body bytes it was first sent with (a journal keeps
+  /// bytes, so a resume sends byte for byte what the first process sent). nullopt if `body` is
+  /// not JSON.
+  [[nodiscard]] static std::optional<intent> restore_exact(idempotency_key key, operation op,
+                                                           std::string body,
+                                                           business_lookup lookup = {});
 
   [[nodiscard]] const idempotency_key& key() const noexcept { return d_->key; }
   [[nodiscard]] const operation& op() const noexcept { return d_->op; }

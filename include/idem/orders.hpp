@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "idem/intent.hpp"
+#include "idem/planned_intent.hpp"
 
 namespace idem::orders {
 
@@ -38,6 +39,10 @@ struct payment_request {
 /// amount and currency.
 [[nodiscard]] intent pay(const std::string& order_id, const payment_request& req,
                          key_format format = key_format::uuid_v4);
+/// The payment of `order`, planned before the order exists: key minted now, path
+/// `/v1/orders/{id}/payments` filled in from the created order (planned_intent::bind).
+[[nodiscard]] planned_intent plan_payment(const intent& order, const payment_request& req,
+                                          key_format format = key_format::uuid_v4);
 /// `POST /v1/orders/{id}/cancel`; lookup: `GET /v1/orders/{id}`, found = status CANCELLED.
 [[nodiscard]] intent cancel(const std::string& order_id, const std::string& reason = {},
                             key_format format = key_format::uuid_v4);

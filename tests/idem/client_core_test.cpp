@@ -363,9 +363,12 @@ TEST_F(client_test, StoreSeesEveryStateChange) {
   ASSERT_TRUE(rec);
   EXPECT_EQ(rec->attempts, 1u);
   EXPECT_EQ(rec->last_class, attempt_class::unknown);
-  EXPECT_EQ(rec->final_kind, outcome_kind::unresolved);
-  EXPECT_TRUE(rec->credentials_fingerprint.has_value());
-  EXPECT_EQ(rec->credentials_fingerprint->find("token"), std::string::npos);
+  EXPECT_EQ(rec->last_outcome, outcome_kind::unresolved);
+  EXPECT_TRUE(rec->is_open());
+  EXPECT_EQ(rec->principal, c->principal());
+  EXPECT_EQ(rec->principal.size(), 64u);  // a SHA-256 in hex, never the token
+  EXPECT_EQ(rec->principal.find("token"), std::string::npos);
+  EXPECT_EQ(store->find(done.key())->state, intent_state::succeeded);
   auto still_open = store->open_intents();
   ASSERT_EQ(still_open.size(), 1u);
   EXPECT_EQ(still_open[0].what.key(), open.key());

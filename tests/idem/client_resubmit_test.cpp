@@ -45,7 +45,7 @@ TEST_F(client_resubmit_test, AfterAnAttemptThatMayHaveArrivedAResumeIsNeverNotSe
   net->respond(writes(failed(transport_failure::not_sent)));
   const auto o = submit(*c, order);
   EXPECT_EQ(o.kind(), outcome_kind::unresolved);
-  EXPECT_EQ(store->find(order.key())->final_kind, outcome_kind::unresolved);
+  EXPECT_EQ(store->find(order.key())->last_outcome, outcome_kind::unresolved);
 }
 
 TEST_F(client_resubmit_test, AResumeThatWasNeverSentBeforeStaysNotSent) {
@@ -85,7 +85,8 @@ TEST_F(client_resubmit_test, RefusalUnderOtherCredentialsLeavesTheIntentOpen) {
   auto b = make_client(opts);
   ASSERT_EQ(submit(*b, order).error(), "foreign-credentials");
   // The refusal is the caller's answer, not the intent's end: it must still be resumed.
-  EXPECT_EQ(store->find(order.key())->final_kind, outcome_kind::unresolved);
+  EXPECT_EQ(store->find(order.key())->last_outcome, outcome_kind::unresolved);
+  EXPECT_TRUE(store->find(order.key())->is_open());
   ASSERT_EQ(store->open_intents().size(), 1u);
   EXPECT_EQ(store->open_intents()[0].what.key(), order.key());
 }

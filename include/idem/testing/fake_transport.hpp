@@ -25,6 +25,10 @@ struct fake_reply {
   std::chrono::milliseconds takes{0};
   /// Never answers until cancelled: a transfer in progress.
   bool hang = false;
+  /// With `hang`: the request already left (terminal cancellation ends it as `unknown`; partial
+  /// and total cancellation are ignored, as curl_transport does), or it is still connecting
+  /// (any cancellation ends it as `not_sent`).
+  bool sent = true;
 };
 
 /// An HTTP response.
@@ -54,10 +58,17 @@ inline fake_reply failed(transport_failure f) {
   return r;
 }
 
-/// A transfer that never ends on its own.
+/// A transfer that never ends on its own; its request has left.
 inline fake_reply hang() {
   fake_reply r;
   r.hang = true;
+  return r;
+}
+
+/// A transfer that never ends on its own and has not sent anything yet (still connecting).
+inline fake_reply hang_connecting() {
+  fake_reply r = hang();
+  r.sent = false;
   return r;
 }
 
@@ -84,6 +95,16 @@ class fake_transport final : public transport {
   }
   /// Transfers that hang now.
   [[nodiscard]] std::size_t hanging() const { return hanging_.size(); }
+  /// Ends every hanging transfer with `r` (the answer arrives after all).
+  void finish_hanging(const fake_reply& r) {
+    auto handlers = std::move(hanging_);
+    hanging_.clear();
+    for (auto& [id, h] : handlers) {
+      auto slot = boost::asio::get_associated_cancellation_slot(h);
+      if (slot.is_connected()) slot.clear();
+      boost::asio::post(ex_, boost::asio::append(std::move(h), r.result));
+    }
+  }
 
  protected:
   void send_impl(http_request req,
@@ -94,15 +115,19 @@ class fake_transport final : public transport {
       const auto id = next_id_++;
       auto slot = boost::asio::get_associated_cancellation_slot(handler);
       if (slot.is_connected()) {
-        slot.assign([this, id](boost::asio::cancellation_type) {
+        slot.assign([this, id, sent = r.sent](boost::asio::cancellation_type type) {
           auto it = hanging_.find(id);
           if (it == hanging_.end()) return;
+          // Partial and total cancellation promise no side effects: once sent, ignored.
+          const bool terminal = (type & boost::asio::cancellation_type::terminal) !=
+                                boost::asio::cancellation_type::none;
+          if (sent && !terminal) return;
           auto h = std::move(it->second);
           hanging_.erase(it);
-          // The request had left: a cancelled transfer may still have been executed.
+          // A request that had left may still have been executed.
           transport_result result;
           result.ec = std::make_error_code(std::errc::operation_canceled);
-          result.failure = transport_failure::unknown;
+          result.failure = sent ? transport_failure::unknown : transport_failure::not_sent;
           boost::asio::post(ex_, boost::asio::append(std::move(h), std::move(result)));
         });
       }

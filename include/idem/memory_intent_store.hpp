@@ -1,0 +1,63 @@
+#pragma once
+/// @file
+/// The default intent store: in memory, gone with the process. Final intents are kept for a
+/// retention window and up to a count, then forgotten, so a client that runs for weeks holds
+/// only its open intents and its recent history.
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "idem/intent_store.hpp"
+
+namespace idem {
+
+/// How long the memory store remembers final intents.
+struct memory_store_options {
+  /// A final intent is forgotten this long after it became final (measured on the events'
+  /// own clock, so virtual time in tests).
+  std::chrono::milliseconds retention = std::chrono::hours{1};
+  /// At most this many final intents are kept; the oldest go first.
+  std::size_t max_final = 10'000;
+  /// Timeline lines kept per intent (the oldest are dropped past it; the record stays exact).
+  std::size_t max_timeline = 64;
+};
+
+/// In-memory store: durable only as long as the process (writes complete at once, posted).
+/// Open intents are never forgotten. Thread-safe (one mutex); `open_intents` costs
+/// O(open intents), not O(all intents).
+class memory_intent_store final : public intent_store {
+ public:
+  explicit memory_intent_store(memory_store_options options = {});
+
+  void async_write(intent_event e, boost::asio::any_io_executor ex, write_handler handler) override;
+  void write(intent_event e) override;
+  [[nodiscard]] std::optional<intent_record> find(const idempotency_key& key) const override;
+  [[nodiscard]] std::vector<intent_record> open_intents() const override;
+  [[nodiscard]] std::vector<timeline_entry> timeline(const idempotency_key& key) const override;
+
+  /// Records held (open + final not yet forgotten).
+  [[nodiscard]] std::size_t size() const;
+
+ private:
+  struct entry {
+    std::uint64_t seq;
+    intent_record record;
+    std::deque<timeline_entry> timeline;
+  };
+  void apply_locked(const intent_event& e);
+  void forget_expired_locked(wall_time now);
+
+  memory_store_options options_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, entry> records_;
+  std::map<std::uint64_t, std::string> open_;             // seq -> key, oldest first
+  std::deque<std::pair<wall_time, std::string>> finals_;  // in the order they became final
+  std::uint64_t next_seq_ = 0;
+};
+
+}  // namespace idem

@@ -1,0 +1,293 @@
+// The client and its intent store: write-ahead (nothing leaves before the intent and the
+// attempt's start are durable), honest answers when the store fails, what a restored intent is
+// checked against, planned intents, the audit timeline, and keys the server may have forgotten.
+
+#include <deque>
+
+#include "idem/journal_error.hpp"
+#include "support/client_fixture.hpp"
+
+namespace idem::test {
+namespace {
+
+using idem::testing::failed;
+using idem::testing::problem;
+using idem::testing::reply;
+
+// A memory store whose durable writes can be held back (to see what the client does before a
+// write completes) or failed (a full disk).
+class scripted_store final : public intent_store {
+ public:
+  void async_write(intent_event e, boost::asio::any_io_executor ex,
+                   write_handler handler) override {
+    const bool fail = fail_when && fail_when(e);
+    if (!fail) inner.write(e);
+    const std::error_code ec = fail ? make_error_code(journal_errc::full) : std::error_code{};
+    held.push_back({std::move(ex), std::move(handler), ec});
+    if (!holding) release();
+  }
+  void write(intent_event e) override { inner.write(std::move(e)); }
+  std::optional<intent_record> find(const idempotency_key& k) const override {
+    return inner.find(k);
+  }
+  std::vector<intent_record> open_intents() const override { return inner.open_intents(); }
+  std::vector<timeline_entry> timeline(const idempotency_key& k) const override {
+    return inner.timeline(k);
+  }
+  void release() {
+    while (!held.empty()) {
+      auto w = std::move(held.front());
+      held.pop_front();
+      boost::asio::post(w.ex, boost::asio::append(std::move(w.handler), w.ec));
+    }
+  }
+
+  memory_intent_store inner;
+  bool holding = false;
+  std::function<bool(const intent_event&)> fail_when;
+
+ private:
+  struct pending {
+    boost::asio::any_io_executor ex;
+    write_handler handler;
+    std::error_code ec;
+  };
+  std::deque<pending> held;
+};
+
+template <class Event>
+bool is(const intent_event& e) {
+  return std::holds_alternative<Event>(e);
+}
+
+class client_store_test : public client_test {
+ protected:
+  client_options with_store() {
+    auto o = options();
+    o.store = store;
+    o.max_failed_attempts = 1;
+    return o;
+  }
+  std::shared_ptr<scripted_store> store = std::make_shared<scripted_store>();
+};
+
+TEST_F(client_store_test, NothingIsSentBeforeTheIntentAndTheAttemptStartAreDurable) {
+  auto c = make_client(with_store());
+  store->holding = true;
+  const auto order = orders::create(sample_order());
+  net->respond([](const http_request&) { return reply(201, R"({"id":"ord_1"})"); });
+  std::optional<outcome> got;
+  c->async_submit(order, [&](outcome o) { got = std::move(o); });
+  drain();
+  EXPECT_TRUE(net->requests().empty()) << "sent before the intent was durable";
+  store->release();  // the intent is durable; the attempt's start is now being written
+  drain();
+  EXPECT_TRUE(net->requests().empty()) << "sent before the attempt's start was durable";
+  store->holding = false;
+  store->release();
+  drain();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind(), outcome_kind::succeeded);
+  EXPECT_EQ(net->requests("POST").size(), 1u);
+}
+
+TEST_F(client_store_test, AStoreThatCannotWriteTheIntentEndsItNotSentWithNothingSent) {
+  auto c = make_client(with_store());
+  store->fail_when = is<events::created>;
+  const auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::not_sent);
+  EXPECT_EQ(o.error(), "journal-write-failed");
+  EXPECT_EQ(o.last_transport_error(), make_error_code(journal_errc::full));
+  EXPECT_TRUE(net->requests().empty());
+}
+
+TEST_F(client_store_test, AFailedAttemptStartWriteIsNeverCountedAsMaybeSent) {
+  auto c = make_client(with_store());
+  store->fail_when = is<events::attempt_started>;
+  const auto order = orders::create(sample_order());
+  const auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::not_sent);
+  EXPECT_EQ(o.attempts(), 0u);
+  EXPECT_TRUE(net->requests().empty());
+  ASSERT_TRUE(store->find(order.key()));
+  EXPECT_FALSE(store->find(order.key())->maybe_sent());
+}
+
+// The process died with its POST on the wire: the start is recorded, the end is not. A resume
+// that cannot reach the server must say unresolved, never "nothing happened".
+TEST_F(client_store_test, AnAttemptStartedAndNeverFinishedCountsAsMaybeSent) {
+  const auto order = orders::create(sample_order());
+  auto c = make_client(with_store());
+  store->write(events::created{.what = order, .principal = c->principal()});
+  store->write(events::attempt_started{.key = order.key(), .number = 1});
+  ASSERT_TRUE(store->find(order.key())->maybe_sent());
+
+  net->respond([](const http_request& r) {
+    return r.method == "GET" ? reply(200, R"({"data":[]})") : failed(transport_failure::not_sent);
+  });
+  const auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::unresolved);
+  EXPECT_EQ(store->find(order.key())->attempts, 2u) << "attempts count over the intent's life";
+}
+
+TEST_F(client_store_test, ARestoredIntentWithAnotherBodyUnderAKnownKeyIsRefusedBeforeSending) {
+  auto c = make_client(with_store());
+  const auto order = orders::create(sample_order());
+  net->respond([](const http_request& r) {
+    return r.method == "GET" ? reply(200, R"({"data":[]})") : reply(503);
+  });
+  ASSERT_EQ(submit(*c, order).kind(), outcome_kind::unresolved);
+  const auto sent = net->requests().size();
+
+  auto changed = order.payload();
+  changed["amount_minor"] = 1;
+  const auto o = submit(*c, intent::restore(order.key(), order.op(), changed, order.lookup()));
+  EXPECT_EQ(o.kind(), outcome_kind::rejected);
+  EXPECT_EQ(o.error(), "idempotency-key-mismatch");
+  EXPECT_EQ(net->requests().size(), sent);
+  EXPECT_TRUE(store->find(order.key())->is_open()) << "the refusal must not close the intent";
+}
+
+TEST_F(client_store_test, AFinalIntentSubmittedAgainIsAnsweredFromTheStoreWithoutSending) {
+  auto c = make_client(with_store());
+  const auto order = orders::create(sample_order());
+  net->respond([](const http_request&) { return reply(201, R"({"id":"ord_1"})"); });
+  ASSERT_EQ(submit(*c, order).kind(), outcome_kind::succeeded);
+  const auto again = submit(*c, order);
+  EXPECT_EQ(again.kind(), outcome_kind::succeeded);
+  EXPECT_EQ(again.status(), 201);
+  EXPECT_EQ(again.body(), R"({"id":"ord_1"})");
+  EXPECT_EQ(net->requests().size(), 1u);
+}
+
+TEST_F(client_store_test, APlannedIntentsPathIsWrittenDownBeforeItsFirstAttempt) {
+  auto c = make_client(with_store());
+  const auto order = orders::create(sample_order());
+  const auto payment = orders::plan_payment(order, {.amount_minor = 1500, .currency = "EUR"});
+  std::optional<std::error_code> planned;
+  c->async_plan(payment, [&](std::error_code ec) { planned = ec; });
+  drain();
+  ASSERT_EQ(planned, std::error_code{});
+  auto rec = store->find(payment.key());
+  ASSERT_TRUE(rec);
+  EXPECT_FALSE(rec->path_bound);
+  EXPECT_EQ(rec->depends_on, order.key().str());
+  EXPECT_EQ(store->open_intents().size(), 1u);
+
+  net->respond([](const http_request&) { return reply(201, R"({"id":"pay_1"})"); });
+  const auto o = submit(*c, payment.bind("ord 7"));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  ASSERT_EQ(net->requests().size(), 1u);
+  EXPECT_EQ(net->requests()[0].url, "http://api.test/v1/orders/ord%207/payments");
+  rec = store->find(payment.key());
+  EXPECT_TRUE(rec->path_bound);
+  EXPECT_EQ(rec->what.op().path, "/v1/orders/ord%207/payments");
+  const auto t = store->timeline(payment.key());
+  ASSERT_GE(t.size(), 3u);
+  EXPECT_EQ(t[0].what, timeline_entry::kind::created);
+  EXPECT_EQ(t[1].what, timeline_entry::kind::path_bound);
+  EXPECT_EQ(t[2].what, timeline_entry::kind::attempt_started);
+}
+
+TEST_F(client_store_test, TheTimelineTellsEveryAttemptWaitAndTheOutcome) {
+  auto opts = with_store();
+  opts.max_failed_attempts.reset();
+  auto c = make_client(opts);
+  const auto order = orders::create(sample_order());
+  auto posts = std::make_shared<int>(0);
+  net->respond([posts](const http_request&) {
+    if ((*posts)++ == 0) return reply(503, "", {{"X-Request-Id", "req_a"}});
+    return reply(201, R"({"id":"ord_1"})", {{"Request-Id", "req_b"}});
+  });
+  ASSERT_EQ(submit(*c, order).kind(), outcome_kind::succeeded);
+  std::vector<timeline_entry::kind> kinds;
+  for (const auto& e : store->timeline(order.key()))
+    kinds.push_back(e.what);
+  using k = timeline_entry::kind;
+  EXPECT_EQ(kinds, (std::vector<k>{k::created, k::attempt_started, k::attempt_finished, k::waited,
+                                   k::attempt_started, k::attempt_finished, k::outcome}));
+  const auto t = store->timeline(order.key());
+  EXPECT_EQ(t[2].status, 503);
+  EXPECT_EQ(t[2].request_id, "req_a");
+  EXPECT_EQ(t[2].cls, attempt_class::unknown);
+  EXPECT_EQ(t[4].attempt, 2u);
+  EXPECT_EQ(t[5].request_id, "req_b");
+  EXPECT_EQ(t[6].detail, "succeeded");
+}
+
+// Key retention: the server forgets keys after 24 h; an intent first sent longer ago than
+// that (minus the margin) is looked up before any write.
+class stale_key_test : public client_store_test {
+ protected:
+  // An intent whose only attempt, a day and a half ago, may have executed.
+  intent sent_long_ago(client& c, const orders::order_request& req) {
+    const auto order = orders::create(req);
+    store->write(events::created{.what = order, .principal = c.principal()});
+    store->write(events::attempt_started{.key = order.key(), .number = 1, .at = clock->wall_now()});
+    store->write(events::attempt_finished{
+        .key = order.key(), .number = 1, .at = clock->wall_now(), .cls = attempt_class::unknown});
+    clock->pass(std::chrono::hours(36));
+    return order;
+  }
+};
+
+TEST_F(stale_key_test, FoundByLookupIsSucceededWithoutAnyWrite) {
+  auto c = make_client(with_store());
+  const auto req = sample_order();
+  const auto order = sent_long_ago(*c, req);
+  net->respond([&](const http_request& r) {
+    return r.method == "GET" ? reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump())
+                             : reply(201, R"({"id":"ord_2"})");
+  });
+  const auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(o.recovered_by_lookup());
+  EXPECT_TRUE(net->requests("POST").empty());
+}
+
+TEST_F(stale_key_test, ProvenNeverExecutedIsSentAgainWithItsKey) {
+  auto c = make_client(with_store());
+  const auto order = sent_long_ago(*c, sample_order());
+  net->respond([](const http_request& r) {
+    return r.method == "GET" ? reply(200, R"({"data":[]})") : reply(201, R"({"id":"ord_1"})");
+  });
+  const auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  ASSERT_EQ(net->requests().size(), 2u);
+  EXPECT_EQ(net->requests()[0].method, "GET") << "the lookup must come before the write";
+  EXPECT_EQ(*header_of(net->requests()[1], "Idempotency-Key"), order.key().str());
+}
+
+TEST_F(stale_key_test, NoAnswerFromTheLookupLeavesItUnresolvedWithoutAnyWrite) {
+  auto c = make_client(with_store());
+  const auto order = sent_long_ago(*c, sample_order());
+  net->respond([](const http_request&) { return reply(503); });
+  const auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::unresolved);
+  EXPECT_TRUE(net->requests("POST").empty());
+}
+
+TEST_F(stale_key_test, WithoutALookupItIsNeverSentBlindly) {
+  auto c = make_client(with_store());
+  const auto i = intent::create({"POST", "/v1/things"}, {{"a", 1}});
+  store->write(events::created{.what = i, .principal = c->principal()});
+  store->write(events::attempt_started{.key = i.key(), .number = 1, .at = clock->wall_now()});
+  clock->pass(std::chrono::hours(24));
+  net->respond([](const http_request&) { return reply(201); });
+  EXPECT_EQ(submit(*c, i).kind(), outcome_kind::unresolved);
+  EXPECT_TRUE(net->requests().empty());
+}
+
+TEST_F(stale_key_test, AYoungerIntentIsSentWithoutALookup) {
+  auto c = make_client(with_store());
+  const auto order = orders::create(sample_order());
+  store->write(events::created{.what = order, .principal = c->principal()});
+  store->write(events::attempt_started{.key = order.key(), .number = 1, .at = clock->wall_now()});
+  clock->pass(std::chrono::hours(22));  // the margin (1 h) before the 24 h retention
+  net->respond([](const http_request&) { return reply(201, R"({"id":"ord_1"})"); });
+  EXPECT_EQ(submit(*c, order).kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(net->requests("GET").empty());
+}
+
+}  // namespace
+}  // namespace idem::test

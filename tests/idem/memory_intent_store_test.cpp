@@ -1,0 +1,102 @@
+// The default store: bounded. Open intents are kept whatever their age; final ones are
+// forgotten after the retention window or past the count cap, oldest first.
+
+#include <gtest/gtest.h>
+
+#include "idem/memory_intent_store.hpp"
+#include "idem/orders.hpp"
+
+namespace idem {
+namespace {
+
+using namespace std::chrono_literals;
+
+const wall_time t0 = wall_time{} + std::chrono::hours(500'000);
+
+intent order(int n) {
+  return orders::create({.merchant_order_id = "m-" + std::to_string(n),
+                         .customer_id = "c",
+                         .currency = "EUR",
+                         .amount_minor = 100,
+                         .items = {{.sku = "s", .quantity = 1, .unit_price_minor = 100}}});
+}
+
+void finish(memory_intent_store& s, const intent& i, wall_time at) {
+  s.write(
+      events::outcome_reported{.key = i.key(),
+                               .at = at,
+                               .result = outcome(outcome_fields{.kind = outcome_kind::succeeded})});
+}
+
+TEST(MemoryIntentStore, KeepsAtMostMaxFinalFinishedIntentsOldestGoFirst) {
+  memory_intent_store s({.retention = 24h, .max_final = 10});
+  std::vector<intent> all;
+  for (int n = 0; n < 50; ++n) {
+    all.push_back(order(n));
+    s.write(events::created{.what = all.back(), .at = t0});
+    finish(s, all.back(), t0 + std::chrono::seconds(n));
+  }
+  EXPECT_EQ(s.size(), 10u);
+  EXPECT_FALSE(s.find(all[39].key()));
+  EXPECT_TRUE(s.find(all[40].key()));
+  EXPECT_TRUE(s.find(all[49].key()));
+}
+
+TEST(MemoryIntentStore, ForgetsFinishedIntentsAfterTheRetentionWindowNeverOpenOnes) {
+  memory_intent_store s({.retention = 1h, .max_final = 1000});
+  const auto open = order(0), done = order(1), later = order(2);
+  s.write(events::created{.what = open, .at = t0});
+  s.write(events::created{.what = done, .at = t0});
+  finish(s, done, t0);
+  s.write(events::created{.what = later, .at = t0});
+  finish(s, later, t0 + 2h);  // time moves on: `done` is past its window
+  EXPECT_FALSE(s.find(done.key()));
+  EXPECT_TRUE(s.find(later.key()));
+  ASSERT_TRUE(s.find(open.key()));
+  ASSERT_EQ(s.open_intents().size(), 1u);
+  EXPECT_EQ(s.open_intents()[0].what.key(), open.key());
+}
+
+TEST(MemoryIntentStore, OpenIntentsComeOldestFirstAndLeaveWhenFinal) {
+  memory_intent_store s;
+  std::vector<intent> all;
+  for (int n = 0; n < 5; ++n) {
+    all.push_back(order(n));
+    s.write(events::created{.what = all.back(), .at = t0});
+  }
+  finish(s, all[2], t0);
+  const auto open = s.open_intents();
+  ASSERT_EQ(open.size(), 4u);
+  EXPECT_EQ(open[0].what.key(), all[0].key());
+  EXPECT_EQ(open[1].what.key(), all[1].key());
+  EXPECT_EQ(open[2].what.key(), all[3].key());
+  EXPECT_EQ(open[3].what.key(), all[4].key());
+}
+
+TEST(MemoryIntentStore, EventsForUnknownKeysAreIgnoredAndACreatedTwiceChangesNothing) {
+  memory_intent_store s;
+  const auto i = order(0);
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = t0});
+  EXPECT_FALSE(s.find(i.key()));
+  s.write(events::created{.what = i, .principal = "p1", .at = t0});
+  s.write(events::created{.what = i, .principal = "p2", .at = t0});
+  EXPECT_EQ(s.find(i.key())->principal, "p1");
+  EXPECT_EQ(s.size(), 1u);
+}
+
+TEST(MemoryIntentStore, TimelineIsCappedButTheRecordStaysExact) {
+  memory_intent_store s({.max_timeline = 4});
+  const auto i = order(0);
+  s.write(events::created{.what = i, .at = t0});
+  for (std::uint32_t n = 1; n <= 10; ++n) {
+    s.write(events::attempt_started{.key = i.key(), .number = n, .at = t0});
+    s.write(events::attempt_finished{.key = i.key(), .number = n, .cls = attempt_class::unknown});
+  }
+  EXPECT_EQ(s.timeline(i.key()).size(), 4u);
+  EXPECT_EQ(s.timeline(i.key()).back().attempt, 10u);
+  EXPECT_EQ(s.find(i.key())->attempts, 10u);
+  EXPECT_EQ(s.find(i.key())->attempts_finished, 10u);
+}
+
+}  // namespace
+}  // namespace idem
