@@ -1,0 +1,104 @@
+#pragma once
+/// @file
+/// The durable intent store: a SQLite journal, one file in the app's data directory. Every
+/// intent is written down before its first attempt, every attempt's start before its first
+/// byte leaves, so a process that is killed at any point can be resumed with the same keys and
+/// an honest account of what may have reached the server.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+
+#include "idem/intent_store.hpp"
+#include "idem/journal_error.hpp"
+
+namespace idem {
+
+/// What a commit survives.
+enum class journal_durability {
+  /// `synchronous=FULL`: a completed write survives a power loss or an OS crash (fsync per
+  /// commit). The default: this is money.
+  full,
+  /// `synchronous=NORMAL` (WAL): a completed write survives the process being killed; the last
+  /// commits may be lost on power loss. Cheaper; the journal is never corrupted either way.
+  normal,
+};
+
+struct journal_options {
+  std::string path;  ///< the journal file (created if missing; its directory must exist)
+  journal_durability durability = journal_durability::full;
+  /// Final intents are purged this long after they became final (at open, then hourly).
+  std::chrono::hours audit_retention{24 * 30};
+  /// Open without the writer lock and without writing: for inspection (`idem-cli journal`)
+  /// while another process may be using the journal. Writes then fail with read_only.
+  bool read_only = false;
+  /// The wall clock used for purging (injectable for tests).
+  std::function<wall_time()> wall_clock = [] { return std::chrono::system_clock::now(); };
+  /// For tests: caps the file at this many pages (`PRAGMA max_page_count`; pages are 4 KiB), so
+  /// that a commit needing more fails with journal_errc::full as on a full disk. Unset in
+  /// production.
+  std::optional<std::uint32_t> max_pages{};
+};
+
+/// Counts over every intent the journal holds.
+struct journal_counts {
+  std::uint64_t intents = 0;
+  std::uint64_t succeeded = 0;
+  std::uint64_t rejected = 0;
+  /// Open intents never sent, or whose every attempt provably never left; and abandoned ones.
+  std::uint64_t not_sent = 0;
+  /// Open intents that may have reached the server.
+  std::uint64_t unresolved = 0;
+};
+
+/// A SQLite journal (WAL mode). One writer thread of its own commits the events of every
+/// intent that arrived since its last commit in one transaction (group commit), so the client's
+/// event loop never waits on fsync and 16 intents in flight share commits. Open intents, and
+/// final ones whose last writes are not yet committed, are held in memory; final intents are
+/// read back from the file on demand.
+///
+/// Safety: an exclusive lock (`PATH.lock`, flock) allows one process at a time (a second gets
+/// journal_errc::locked); a damaged or truncated file fails `open` with journal_errc::corrupt
+/// and is never rewritten; a failed commit (full disk, read-only file) completes the waiting
+/// writes with the error and keeps their records for the next commit.
+///
+/// Thread-safety: every member may be called from any thread. Destruction commits what is
+/// queued, then stops the writer thread.
+class sqlite_journal final : public intent_store {
+ public:
+  /// Opens (or creates) the journal at `options.path`. On failure returns nullptr and sets `ec`
+  /// (journal_errc); `detail` (if given) receives a human-readable explanation.
+  [[nodiscard]] static std::shared_ptr<sqlite_journal> open(journal_options options,
+                                                            std::error_code& ec,
+                                                            std::string* detail = nullptr);
+  ~sqlite_journal() override;
+  sqlite_journal(const sqlite_journal&) = delete;
+  sqlite_journal& operator=(const sqlite_journal&) = delete;
+
+  void async_write(intent_event e, boost::asio::any_io_executor ex, write_handler handler) override;
+  void write(intent_event e) override;
+  [[nodiscard]] std::optional<intent_record> find(const idempotency_key& key) const override;
+  [[nodiscard]] std::vector<intent_record> open_intents() const override;
+  [[nodiscard]] std::vector<timeline_entry> timeline(const idempotency_key& key) const override;
+
+  /// Counts over every intent in the file (committed state).
+  [[nodiscard]] journal_counts counts() const;
+  /// Purges final intents that became final before `cutoff`; returns how many.
+  std::size_t purge_final_before(wall_time cutoff);
+  /// Completes once everything written so far is committed (or failed).
+  void async_flush(boost::asio::any_io_executor ex, write_handler handler);
+  /// Commits processed so far (for measuring group commit).
+  [[nodiscard]] std::uint64_t commits() const;
+
+  struct impl;
+
+ private:
+  explicit sqlite_journal(std::unique_ptr<impl> d);
+  std::unique_ptr<impl> d_;
+};
+
+}  // namespace idem

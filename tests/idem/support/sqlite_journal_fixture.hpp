@@ -1,0 +1,167 @@
+#pragma once
+// Shared by the sqlite_journal tests (sqlite_journal_test, sqlite_journal_safety_test): a fresh
+// directory per test for the journal file (and its -wal, -shm and .lock files), events with
+// millisecond-exact times in virtual time, and an io_context on the test thread that receives
+// the journal's completions.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "idem/journal_error.hpp"
+#include "idem/orders.hpp"
+#include "idem/sqlite_journal.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace idem::test::journal {
+
+using namespace std::chrono_literals;
+
+// Virtual time, whole milliseconds (the journal stores milliseconds).
+inline const wall_time t0{std::chrono::milliseconds{1'800'000'000'000}};
+
+inline orders::order_request sample_order(const std::string& id, std::int64_t amount = 1500) {
+  return {.merchant_order_id = id,
+          .customer_id = "c-1",
+          .currency = "EUR",
+          .amount_minor = amount,
+          .items = {{.sku = "book", .quantity = 3, .unit_price_minor = amount / 3}}};
+}
+
+inline events::created created(const intent& what, wall_time at = t0) {
+  return {.what = what, .principal = "sha256:principal-a", .at = at};
+}
+inline events::attempt_started started(const intent& what, std::uint32_t n, wall_time at = t0) {
+  return {.key = what.key(), .number = n, .at = at};
+}
+inline events::attempt_finished finished(const intent& what, std::uint32_t n, attempt_class cls,
+                                         int status, wall_time at = t0) {
+  return {.key = what.key(),
+          .number = n,
+          .at = at,
+          .cls = cls,
+          .status = status,
+          .request_id = "req-" + std::to_string(n),
+          .took = 42ms};
+}
+inline events::outcome_reported reported(const intent& what, outcome_kind kind, int status = 0,
+                                         std::string body = {}, wall_time at = t0) {
+  return {
+      .key = what.key(),
+      .at = at,
+      .result = outcome(outcome_fields{.kind = kind, .status = status, .body = std::move(body)})};
+}
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// Runs `child` in a forked process and returns its exit status (-1 if it did not exit).
+// The child ends with _exit: nothing of the parent's (gtest, open journals) runs there.
+inline int in_child_process(const std::function<int()>& child) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    int code = 125;
+    try {
+      code = child();
+    } catch (...) {
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+// The exit status a child reports for an open: 0 if it opened, the journal_errc otherwise
+// (100 for an error of another category).
+inline int exit_status_of(const std::error_code& ec) {
+  if (!ec) return 0;
+  return ec.category() == journal_category() ? ec.value() : 100;
+}
+
+class journal_fixture : public ::testing::Test {
+ protected:
+  [[nodiscard]] std::string path() const { return dir.file("journal.db"); }
+
+  [[nodiscard]] journal_options options() const {
+    return {.path = path(), .wall_clock = [] { return t0 + 1h; }};
+  }
+
+  std::shared_ptr<sqlite_journal> open(journal_options o) {
+    std::error_code ec;
+    std::string why;
+    auto j = sqlite_journal::open(std::move(o), ec, &why);
+    EXPECT_TRUE(j) << ec.message() << ": " << why;
+    EXPECT_FALSE(ec);
+    return j;
+  }
+  std::shared_ptr<sqlite_journal> open() { return open(options()); }
+
+  // The error an open fails with (and its detail in `why`).
+  std::error_code open_error(journal_options o, std::string* why = nullptr) {
+    std::error_code ec;
+    auto j = sqlite_journal::open(std::move(o), ec, why);
+    EXPECT_FALSE(j) << "opened, expected an error";
+    EXPECT_TRUE(ec);
+    return ec;
+  }
+
+  // Starts a durable write; its result lands in the returned slot when io runs.
+  std::shared_ptr<std::optional<std::error_code>> start_write(intent_store& store, intent_event e) {
+    auto slot = std::make_shared<std::optional<std::error_code>>();
+    store.async_write(std::move(e), io.get_executor(),
+                      boost::asio::bind_executor(io, [slot](std::error_code ec) { *slot = ec; }));
+    return slot;
+  }
+
+  // Writes `e` and waits until the journal says it is durable (or why not).
+  std::error_code write_durable(intent_store& store, intent_event e) {
+    auto slot = start_write(store, std::move(e));
+    run_until([&] { return slot->has_value(); });
+    return slot->value_or(make_error_code(journal_errc::closed));
+  }
+
+  std::error_code flush(sqlite_journal& j) {
+    auto slot = std::make_shared<std::optional<std::error_code>>();
+    j.async_flush(io.get_executor(),
+                  boost::asio::bind_executor(io, [slot](std::error_code ec) { *slot = ec; }));
+    run_until([&] { return slot->has_value(); });
+    return slot->value_or(make_error_code(journal_errc::closed));
+  }
+
+  // Runs completions on this thread until `done`; a generous bound turns a hang into a failure.
+  void run_until(const std::function<bool()>& done) {
+    io.restart();
+    while (!done()) {
+      if (io.run_one_for(30s) == 0) {
+        ADD_FAILURE() << "no completion arrived";
+        return;
+      }
+    }
+  }
+
+  idem::testing::temp_dir dir;
+  boost::asio::io_context io;
+};
+
+}  // namespace idem::test::journal
