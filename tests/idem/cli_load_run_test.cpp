@@ -41,7 +41,8 @@ class LoadRunTest : public ::testing::Test {
              .orders = orders,
              .concurrency = concurrency,
              .pay = pay};
-    run_ = std::make_unique<load_run>(args_, client_, bar_, [this] { ++finished_; });
+    run_ = std::make_unique<load_run>(load_plan(args_), concurrency, client_, bar_,
+                                      [this] { ++finished_; });
     run_->start();
     io_.poll();  // everything that can happen without the scripted hangs ending
   }

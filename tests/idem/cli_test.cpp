@@ -96,12 +96,29 @@ TEST(CliCommandLine, BadCommandLinesAreUsageErrors) {
             "missing --business-id");
 }
 
-TEST(CliCommandLine, JournalIsRefusedUntilTheDurableJournalExists) {
-  EXPECT_EQ(
-      usage_message({"load", "--url", "u", "--token", "t", "--orders", "1", "--journal", "j.db"}),
-      journal_not_supported);
-  EXPECT_EQ(usage_message({"resume", "--journal", "j.db"}), journal_not_supported);
-  EXPECT_EQ(usage_message({"journal", "--journal", "j.db"}), journal_not_supported);
+TEST(CliCommandLine, JournalFlagsAndCommands) {
+  auto load = std::get<load_args>(parse_command_line(
+      {"load", "--url", "u", "--token", "t", "--orders", "1", "--journal", "j.db"}));
+  EXPECT_EQ(load.journal, "j.db");
+  auto submit = std::get<submit_args>(
+      parse_command_line({"submit", "--url", "u", "--token", "t", "--path", "/v1/orders", "--data",
+                          "{}", "--business-id", "x", "--journal", "j.db"}));
+  EXPECT_EQ(submit.journal, "j.db");
+  auto resume =
+      std::get<resume_args>(parse_command_line({"resume", "--url", "u", "--token", "t", "--journal",
+                                                "j.db", "--concurrency", "4", "--deadline", "5s"}));
+  EXPECT_EQ(resume.journal, "j.db");
+  EXPECT_EQ(resume.concurrency, 4u);
+  EXPECT_EQ(resume.deadline, std::chrono::seconds(5));
+  auto journal =
+      std::get<journal_args>(parse_command_line({"journal", "--journal", "j.db", "--show", "k-1"}));
+  EXPECT_EQ(journal.journal, "j.db");
+  EXPECT_EQ(journal.show, "k-1");
+  EXPECT_EQ(usage_message({"resume", "--journal", "j.db"}), "missing --token");
+  EXPECT_EQ(usage_message({"resume", "--url", "u", "--token", "t"}), "missing --journal");
+  EXPECT_EQ(usage_message({"journal"}), "missing --journal");
+  EXPECT_EQ(usage_message({"journal", "--journal", "j.db", "--show="}), "--show needs a key");
+  EXPECT_EQ(usage_message({"journal", "--journal", "j.db", "--url", "u"}), "unknown flag --url");
 }
 
 TEST(CliCommandLine, HelpIsNotAnError) {

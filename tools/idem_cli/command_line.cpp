@@ -31,7 +31,6 @@ std::string read_flags(const std::vector<std::string>& args, std::size_t first,
       value = name.substr(eq + 1);
       name.resize(eq);
     }
-    if (name == "journal") return journal_not_supported;
     if (out.count(name) != 0) return "--" + name + " given twice";
     if (spec.switches.count(name) != 0) {
       if (value) return "--" + name + " takes no value";
@@ -71,9 +70,21 @@ std::string read_deadline(const std::string& text, std::chrono::milliseconds& ou
   return {};
 }
 
+// --concurrency (1 to 4096) and --deadline, where given.
+std::string read_concurrency_and_deadline(flag_values& flags, std::size_t& concurrency,
+                                          std::chrono::milliseconds& deadline) {
+  if (flags.count("concurrency") != 0) {
+    auto c = parse_count(flags["concurrency"], 4'096);
+    if (!c) return "bad --concurrency '" + flags["concurrency"] + "' (1 to 4096)";
+    concurrency = *c;
+  }
+  if (flags.count("deadline") != 0) return read_deadline(flags["deadline"], deadline);
+  return {};
+}
+
 command parse_submit(const std::vector<std::string>& args) {
   const flag_spec spec{
-      .valued = {"url", "token", "method", "path", "data", "business-id", "deadline"},
+      .valued = {"url", "token", "method", "path", "data", "business-id", "deadline", "journal"},
       .switches = {},
       .required = {"url", "token", "path", "data", "business-id"}};
   flag_values flags;
@@ -84,6 +95,7 @@ command parse_submit(const std::vector<std::string>& args) {
   out.path = flags["path"];
   out.data = flags["data"];
   out.business_id = flags["business-id"];
+  out.journal = flags["journal"];
   if (flags.count("method") != 0) out.method = flags["method"];
   if (out.method != "POST") return usage_error{"--method must be POST (submit sends writes)"};
   if (out.path.front() != '/') return usage_error{"--path must start with '/'"};
@@ -97,7 +109,7 @@ command parse_submit(const std::vector<std::string>& args) {
 }
 
 command parse_load(const std::vector<std::string>& args) {
-  const flag_spec spec{.valued = {"url", "token", "orders", "concurrency", "deadline"},
+  const flag_spec spec{.valued = {"url", "token", "orders", "concurrency", "deadline", "journal"},
                        .switches = {"pay"},
                        .required = {"url", "token", "orders"}};
   flag_values flags;
@@ -106,20 +118,40 @@ command parse_load(const std::vector<std::string>& args) {
   out.url = flags["url"];
   out.token = flags["token"];
   out.pay = flags.count("pay") != 0;
+  out.journal = flags["journal"];
   auto orders = parse_count(flags["orders"], 10'000'000);
   if (!orders) return usage_error{"bad --orders '" + flags["orders"] + "' (a count >= 1)"};
   out.orders = *orders;
-  if (flags.count("concurrency") != 0) {
-    auto c = parse_count(flags["concurrency"], 4'096);
-    if (!c) return usage_error{"bad --concurrency '" + flags["concurrency"] + "' (1 to 4096)"};
-    out.concurrency = *c;
-  }
-  if (flags.count("deadline") != 0) {
-    if (auto error = read_deadline(flags["deadline"], out.deadline); !error.empty()) {
-      return usage_error{error};
-    }
+  if (auto error = read_concurrency_and_deadline(flags, out.concurrency, out.deadline);
+      !error.empty()) {
+    return usage_error{error};
   }
   return out;
+}
+
+command parse_resume(const std::vector<std::string>& args) {
+  const flag_spec spec{.valued = {"url", "token", "journal", "concurrency", "deadline"},
+                       .switches = {},
+                       .required = {"url", "token", "journal"}};
+  flag_values flags;
+  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
+  resume_args out;
+  out.url = flags["url"];
+  out.token = flags["token"];
+  out.journal = flags["journal"];
+  if (auto error = read_concurrency_and_deadline(flags, out.concurrency, out.deadline);
+      !error.empty()) {
+    return usage_error{error};
+  }
+  return out;
+}
+
+command parse_journal(const std::vector<std::string>& args) {
+  const flag_spec spec{.valued = {"journal", "show"}, .switches = {}, .required = {"journal"}};
+  flag_values flags;
+  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
+  if (flags.count("show") != 0 && flags["show"].empty()) return usage_error{"--show needs a key"};
+  return journal_args{.journal = flags["journal"], .show = flags["show"]};
 }
 
 }  // namespace
@@ -130,27 +162,37 @@ command parse_command_line(const std::vector<std::string>& args) {
   if (name == "--help" || name == "-h" || name == "help") return help_request{};
   if (name == "submit") return parse_submit(args);
   if (name == "load") return parse_load(args);
-  if (name == "resume" || name == "journal") return usage_error{journal_not_supported};
+  if (name == "resume") return parse_resume(args);
+  if (name == "journal") return parse_journal(args);
   return usage_error{"unknown command '" + name + "'"};
 }
 
 const char* usage_text() noexcept {
   return R"(usage:
   idem-cli submit --url URL --token T [--method POST] --path /v1/orders --data JSON
-                  --business-id X [--deadline 30s]
+                  --business-id X [--deadline 30s] [--journal PATH]
       One intent; prints its outcome as one JSON object. --business-id is the
       merchant_order_id for /v1/orders, the order id for its sub-resources.
   idem-cli load --url URL --token T --orders N [--concurrency 16] [--pay] [--deadline 30s]
+                [--journal PATH]
       N create-order intents with fresh merchant_order_ids (with --pay, a payment for each:
       2N intents; a payment is submitted once its order succeeded, and counts as not_sent if
       its order did not). Prints one JSON summary; a progress bar on stderr if it is a terminal.
+      With --journal the whole plan (every key already minted) is written down first.
+  idem-cli resume --url URL --token T --journal PATH [--deadline 30s] [--concurrency 16]
+      Drives every intent of the journal that is not final to an end, each with its own key,
+      under a fresh deadline. Same summary as load. Another token than the journal's: exit 2.
+  idem-cli journal --journal PATH [--show KEY]
+      {intents, succeeded, rejected, not_sent, unresolved} over the journal, or one intent's
+      record and attempt timeline.
 
   Durations: <digits><unit> with unit ms, s, m, h or d, or several of them (1m30s); a bare
-  number is seconds; a deadline must be positive. --journal, resume and journal come with
-  the durable journal.
+  number is seconds; a deadline must be positive. A journal is a SQLite file that one process
+  at a time may use; its commits survive power loss.
 exit status: 0 every intent succeeded; 1 some rejected, none left open;
-             3 some unresolved or not sent; 2 usage error;
-             4 could not start (e.g. curl or OpenSSL failed to initialise).
+             3 some unresolved or not sent; 2 usage error (also: a journal written with
+             another token); 4 could not start (curl or OpenSSL failed to initialise, or the
+             journal could not be opened: in use, damaged, read-only).
 )";
 }
 

@@ -1,21 +1,24 @@
 #include "idem_cli/load_command.hpp"
 
 #include <boost/asio/io_context.hpp>
+#include <stdexcept>
 
 #include "idem/client.hpp"
 #include "idem_cli/client_settings.hpp"
+#include "idem_cli/crash_points.hpp"
 #include "idem_cli/interrupt_signals.hpp"
+#include "idem_cli/journal_file.hpp"
 #include "idem_cli/load_run.hpp"
 
 namespace idem::cli {
 
-load_summary run_load(const load_args& args, std::ostream& progress_out, bool show_progress) {
-  boost::asio::io_context io{1};
+load_summary run_plan_to_end(boost::asio::io_context& io, client& c, run_plan plan,
+                             std::size_t concurrency, std::ostream& progress_out,
+                             bool show_progress) {
   progress_bar bar(progress_out, show_progress);
-  client c{io.get_executor(), client_settings(args.url, args.token, args.deadline)};
   // The Ctrl-C signal_set (interrupt_signals) waits until it is destroyed, so run() would not
   // return on its own: stop the loop when the last intent is counted.
-  load_run run(args, c, bar, [&io] { io.stop(); });
+  load_run run(std::move(plan), concurrency, c, bar, [&io] { io.stop(); });
   interrupt_signals ctrl_c(io, [&](int) {
     bar.finish(run.current());
     progress_out << "idem-cli: interrupted; cancelling the intents in flight\n";
@@ -25,6 +28,38 @@ load_summary run_load(const load_args& args, std::ostream& progress_out, bool sh
   io.run();
   bar.finish(run.current());
   return run.summary();
+}
+
+void write_plan(boost::asio::io_context& io, client& c, const run_plan& plan) {
+  // Every intent of the plan, keys minted, is written down before the first request: a crash
+  // from here on loses nothing. Group commit makes this one transaction or a few.
+  std::size_t pending = plan.ready.size() + plan.after.size();
+  std::error_code failure;
+  auto done = [&](std::error_code ec) {
+    if (ec && !failure) failure = ec;
+    --pending;
+  };
+  for (const auto& i : plan.ready)
+    c.async_plan(i, done);
+  for (const auto& p : plan.after)
+    c.async_plan(p, done);
+  while (pending != 0 && io.run_one() != 0) {
+  }
+  io.restart();
+  if (failure)
+    throw std::runtime_error("cannot write the plan to the journal: " + failure.message());
+  crash_if_asked("planned");
+}
+
+load_summary run_load(const load_args& args, std::ostream& progress_out, bool show_progress) {
+  boost::asio::io_context io{1};
+  auto options = client_settings(args.url, args.token, args.deadline);
+  options.observer = crash_observer_from_env(io.get_executor());
+  if (!args.journal.empty()) options.store = open_journal_file(args.journal);
+  client c{io.get_executor(), options};
+  run_plan plan = load_plan(args);
+  if (!args.journal.empty()) write_plan(io, c, plan);
+  return run_plan_to_end(io, c, std::move(plan), args.concurrency, progress_out, show_progress);
 }
 
 }  // namespace idem::cli

@@ -27,31 +27,36 @@ orders::order_request order_number(const std::string& run, std::size_t n) {
               {.sku = "sku-" + std::to_string(n % 20), .quantity = 2, .unit_price_minor = price}}};
 }
 
-// The order's id from a succeeded create: the 201 body, or the order found by the lookup.
-std::optional<std::string> order_id_of(const outcome& o) {
-  auto body = nlohmann::json::parse(o.body(), nullptr, /*allow_exceptions=*/false);
-  if (!body.is_object()) return std::nullopt;
-  auto id = body.find("id");
-  if (id == body.end() || !id->is_string()) return std::nullopt;
-  return id->get<std::string>();
-}
-
 }  // namespace
 
-load_run::load_run(const load_args& args, client& c, progress_bar& bar,
+run_plan load_plan(const load_args& args) {
+  run_plan plan;
+  const std::string run = run_id();
+  plan.ready.reserve(args.orders);
+  for (std::size_t n = 0; n < args.orders; ++n) {
+    const auto req = order_number(run, n);
+    plan.ready.push_back(orders::create(req));
+    if (args.pay) {
+      plan.after.push_back(orders::plan_payment(
+          plan.ready.back(), {.amount_minor = req.amount_minor, .currency = req.currency}));
+    }
+  }
+  return plan;
+}
+
+load_run::load_run(run_plan plan, std::size_t concurrency, client& c, progress_bar& bar,
                    std::function<void()> on_finished)
-    : args_(args),
+    : concurrency_(concurrency),
       client_(c),
       bar_(bar),
       on_finished_(std::move(on_finished)),
-      run_(run_id()),
       start_(clock::now()) {
-  total_ = args.orders * (args.pay ? 2 : 1);
+  total_ = plan.ready.size() + plan.after.size() + plan.never_sent;
   latencies_.reserve(total_);
-  for (std::size_t n = 0; n < args.orders; ++n) {
-    auto req = order_number(run_, n);
-    waiting_.push_back({orders::create(req), req.amount_minor, true});
-  }
+  waiting_.assign(plan.ready.begin(), plan.ready.end());
+  for (auto& p : plan.after)
+    after_.emplace(p.depends_on(), std::move(p));
+  never_sent(plan.never_sent);
 }
 
 void load_run::start() {
@@ -62,11 +67,10 @@ void load_run::start() {
 void load_run::interrupt() {
   if (interrupted_ || finished_) return;
   interrupted_ = true;
-  std::uint64_t unsent = 0;
-  for (const job& j : waiting_)
-    unsent += (j.is_order && args_.pay) ? 2 : 1;
+  // Nothing waiting has left the client: nothing happened.
+  never_sent(waiting_.size() + after_.size());
   waiting_.clear();
-  never_sent(unsent);
+  after_.clear();
   // Each cancelled intent completes later, through on_outcome, like any other.
   for (auto& [id, signal] : in_flight_)
     signal->emit(boost::asio::cancellation_type::terminal);
@@ -99,36 +103,44 @@ progress load_run::current() const {
 }
 
 void load_run::fill() {
-  while (!interrupted_ && in_flight_.size() < args_.concurrency && !waiting_.empty()) {
-    job j = std::move(waiting_.front());
+  while (!interrupted_ && in_flight_.size() < concurrency_ && !waiting_.empty()) {
+    intent what = std::move(waiting_.front());
     waiting_.pop_front();
-    j.started = clock::now();
+    const auto started = clock::now();
     const std::uint64_t id = next_id_++;
     auto& signal = in_flight_[id] = std::make_unique<boost::asio::cancellation_signal>();
-    client_.async_submit(
-        j.what, boost::asio::bind_cancellation_slot(
-                    signal->slot(), [this, id, j](outcome o) { on_outcome(id, j, std::move(o)); }));
+    client_.async_submit(what, boost::asio::bind_cancellation_slot(
+                                   signal->slot(), [this, id, what, started](outcome o) {
+                                     on_outcome(id, what, started, std::move(o));
+                                   }));
   }
 }
 
-void load_run::on_outcome(std::uint64_t id, const job& j, outcome o) {
+void load_run::on_outcome(std::uint64_t id, const intent& i, clock::time_point started, outcome o) {
   in_flight_.erase(id);
   count(o);
   // Measured here in microseconds: on loopback most intents take well under a millisecond.
   latencies_.push_back(
-      std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - j.started));
-  if (j.is_order && args_.pay) {
-    std::optional<std::string> order_id;
-    if (o.kind() == outcome_kind::succeeded && !interrupted_) order_id = order_id_of(o);
-    if (order_id) {
-      // Payments go first: a created order should not wait behind every other order.
-      waiting_.push_front(
-          {orders::pay(*order_id, {.amount_minor = j.amount_minor, .currency = "EUR"}),
-           j.amount_minor, false});
-    } else {
-      never_sent(1);  // its payment never leaves: nothing happened
+      std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started));
+  auto [first, last] = after_.equal_range(i.key().str());
+  std::optional<std::string> resource;
+  if (o.kind() == outcome_kind::succeeded && !interrupted_)
+    resource = created_resource_id(o.body());
+  for (auto it = first; it != last; ++it) {
+    if (resource) {
+      // Dependants go first: a created order should not wait behind every other order.
+      waiting_.push_front(it->second.bind(*resource));
+      continue;
+    }
+    never_sent(1);  // it never leaves: nothing happened
+    if (o.kind() == outcome_kind::rejected) {
+      // Its prerequisite can never succeed: it can never be sent.
+      client_.store()->write(events::abandoned{.key = it->second.key(),
+                                               .at = std::chrono::system_clock::now(),
+                                               .reason = "prerequisite rejected"});
     }
   }
+  after_.erase(first, last);
   bar_.update(current());
   check_finished();
   fill();

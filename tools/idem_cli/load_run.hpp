@@ -1,6 +1,6 @@
 #pragma once
-// One `idem-cli load` run: N create-order intents (and, with --pay, a payment per created order)
-// submitted through one client with bounded concurrency, counted as they end.
+// One run of intents through one client with bounded concurrency, counted as they end: the
+// orders (and payments) of `idem-cli load`, or the open intents of a journal for `resume`.
 
 #include <boost/asio/cancellation_signal.hpp>
 #include <chrono>
@@ -13,20 +13,36 @@
 #include <vector>
 
 #include "idem/client.hpp"
+#include "idem/planned_intent.hpp"
 #include "idem_cli/command_line.hpp"
 #include "idem_cli/progress_bar.hpp"
 #include "idem_cli/summary.hpp"
 
 namespace idem::cli {
 
-/// Every member runs on the thread that runs the client's io_context. Orders get fresh
-/// merchant_order_ids (a random run ID plus a sequence number). A payment is created and
-/// submitted once its order succeeded, ahead of the orders still waiting; if its order did not
-/// succeed, the payment is never sent and counts as not_sent.
+/// What a run submits: intents ready to go, in order, and planned intents that each wait for
+/// their prerequisite (an intent of `ready`, by key) to succeed.
+struct run_plan {
+  std::vector<intent> ready;
+  std::vector<planned_intent> after;
+  /// Intents counted as not_sent without being submitted (a resume's abandoned plans).
+  std::uint64_t never_sent = 0;
+};
+
+/// `idem-cli load`'s plan: N orders with fresh merchant_order_ids (a random run ID plus a
+/// sequence number) and, with --pay, a planned payment for each (its key minted now).
+[[nodiscard]] run_plan load_plan(const load_args& args);
+
+/// Every member runs on the thread that runs the client's io_context. A planned intent is
+/// bound to its prerequisite's created resource and submitted ahead of the intents still waiting
+/// once the prerequisite succeeded; if the prerequisite did not succeed, it is never sent and
+/// counts as not_sent (written down as abandoned when the prerequisite was rejected: it can never
+/// be sent; left open otherwise, for a later resume).
 class load_run {
  public:
   /// `on_finished` is called once, when every intent has been counted.
-  load_run(const load_args& args, client& c, progress_bar& bar, std::function<void()> on_finished);
+  load_run(run_plan plan, std::size_t concurrency, client& c, progress_bar& bar,
+           std::function<void()> on_finished);
   load_run(const load_run&) = delete;
   load_run& operator=(const load_run&) = delete;
 
@@ -41,26 +57,20 @@ class load_run {
   [[nodiscard]] progress current() const;
 
  private:
-  struct job {
-    intent what;
-    std::int64_t amount_minor;
-    bool is_order;
-    std::chrono::steady_clock::time_point started{};
-  };
-
   void fill();
-  void on_outcome(std::uint64_t id, const job& j, outcome o);
+  void on_outcome(std::uint64_t id, const intent& i, std::chrono::steady_clock::time_point started,
+                  outcome o);
   void count(const outcome& o);
   void never_sent(std::uint64_t n);
   void check_finished();
 
-  const load_args& args_;
+  std::size_t concurrency_;
   client& client_;
   progress_bar& bar_;
   std::function<void()> on_finished_;
-  std::string run_;
   std::chrono::steady_clock::time_point start_;
-  std::deque<job> waiting_;
+  std::deque<intent> waiting_;
+  std::multimap<std::string, planned_intent> after_;  // by prerequisite key
   // One cancellation signal per intent in flight (a signal has room for one handler).
   std::map<std::uint64_t, std::unique_ptr<boost::asio::cancellation_signal>> in_flight_;
   std::uint64_t next_id_ = 0;

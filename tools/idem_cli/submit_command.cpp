@@ -8,8 +8,10 @@
 
 #include "idem/client.hpp"
 #include "idem_cli/client_settings.hpp"
+#include "idem_cli/crash_points.hpp"
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/interrupt_signals.hpp"
+#include "idem_cli/journal_file.hpp"
 #include "idem_cli/summary.hpp"
 
 namespace idem::cli {
@@ -32,8 +34,20 @@ business_lookup lookup_for(const std::string& path, const std::string& business_
 int run_submit(const submit_args& args, std::ostream& out) {
   boost::asio::io_context io{1};
   std::optional<outcome> result;
-  {
-    client c{io.get_executor(), client_settings(args.url, args.token, args.deadline)};
+  auto options = client_settings(args.url, args.token, args.deadline);
+  options.observer = crash_observer_from_env(io.get_executor());
+  if (!args.journal.empty()) {
+    try {
+      options.store = open_journal_file(args.journal);
+    } catch (const std::exception& e) {
+      // Without its journal the intent must not be sent: nothing happened, and it says so.
+      std::cerr << "idem-cli: " << e.what() << '\n';
+      result =
+          outcome(outcome_fields{.kind = outcome_kind::not_sent, .error = "journal-unavailable"});
+    }
+  }
+  if (!result) {
+    client c{io.get_executor(), options};
     const intent what = intent::create({args.method, args.path}, nlohmann::json::parse(args.data),
                                        lookup_for(args.path, args.business_id));
     boost::asio::cancellation_signal cancel;
