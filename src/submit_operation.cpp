@@ -22,10 +22,11 @@ void submit_operation::start(std::optional<intent_record> earlier) {
   deadline_.emplace(start_, core_->opts.deadline);
   if (!earlier) {
     // Written down before anything is sent: a process killed from here on resumes this key.
-    return write_durably(
-        events::created{
-            .what = intent_, .principal = core_->credentials_fingerprint, .at = wall_now()},
-        [this] { begin(); });
+    // Not waited for on its own: the first attempt's start is, and a store makes an event
+    // durable only with every earlier event of the intent (one commit fewer per intent).
+    core_->store->write(events::created{
+        .what = intent_, .principal = core_->credentials_fingerprint, .at = wall_now()});
+    return begin();
   }
   earlier_attempts_ = earlier->attempts;
   first_attempt_at_ = earlier->first_attempt_at;
@@ -36,11 +37,9 @@ void submit_operation::start(std::optional<intent_record> earlier) {
     may_have_executed_ = true;
   }
   if (!earlier->path_bound) {
-    // A planned intent's path is written down before its first attempt.
-    return write_durably(
-        events::path_bound{
-            .key = intent_.key(), .op = intent_.op(), .lookup = intent_.lookup(), .at = wall_now()},
-        [this] { begin(); });
+    // A planned intent's path is written down before its first attempt (durable with it).
+    core_->store->write(events::path_bound{
+        .key = intent_.key(), .op = intent_.op(), .lookup = intent_.lookup(), .at = wall_now()});
   }
   begin();
 }

@@ -196,6 +196,11 @@ void apply(intent_record& r, const intent_event& e);
 /// know are ignored (their handler still completes without error), except `created`; a
 /// `created` for a known key changes nothing.
 ///
+/// Order: the events of one intent become durable in the order they were written, and an event
+/// is durable only together with every earlier event of the same intent (whether it was written
+/// with `write` or `async_write`). The client relies on it: it waits only for the first
+/// attempt's start, which makes the intent's `created` (and a plan's `path_bound`) durable too.
+///
 /// Thread-safety: every member may be called from any thread; several clients may share one
 /// store.
 class intent_store {

@@ -3,6 +3,7 @@
 // checked against, planned intents, the audit timeline, and keys the server may have forgotten.
 
 #include <deque>
+#include <set>
 
 #include "idem/journal_error.hpp"
 #include "support/client_fixture.hpp"
@@ -15,18 +16,18 @@ using idem::testing::problem;
 using idem::testing::reply;
 
 // A memory store whose durable writes can be held back (to see what the client does before a
-// write completes) or failed (a full disk).
+// write completes) or failed (a full disk). Like a real store, an event is durable only with
+// every earlier event of its intent: once one failed, the intent's later waited writes fail too.
 class scripted_store final : public intent_store {
  public:
   void async_write(intent_event e, boost::asio::any_io_executor ex,
                    write_handler handler) override {
-    const bool fail = fail_when && fail_when(e);
-    if (!fail) inner.write(e);
+    const bool fail = !accept(e);
     const std::error_code ec = fail ? make_error_code(journal_errc::full) : std::error_code{};
     held.push_back({std::move(ex), std::move(handler), ec});
     if (!holding) release();
   }
-  void write(intent_event e) override { inner.write(std::move(e)); }
+  void write(intent_event e) override { accept(e); }
   std::optional<intent_record> find(const idempotency_key& k) const override {
     return inner.find(k);
   }
@@ -41,18 +42,30 @@ class scripted_store final : public intent_store {
       boost::asio::post(w.ex, boost::asio::append(std::move(w.handler), w.ec));
     }
   }
+  [[nodiscard]] std::size_t pending() const { return held.size(); }
 
   memory_intent_store inner;
   bool holding = false;
   std::function<bool(const intent_event&)> fail_when;
 
  private:
-  struct pending {
+  // Applies `e` unless it fails; false if it (or an earlier event of its intent) failed.
+  bool accept(const intent_event& e) {
+    const std::string& key = key_of(e).str();
+    if (failed.count(key) != 0 || (fail_when && fail_when(e))) {
+      failed.insert(key);
+      return false;
+    }
+    inner.write(e);
+    return true;
+  }
+  struct pending_write {
     boost::asio::any_io_executor ex;
     write_handler handler;
     std::error_code ec;
   };
-  std::deque<pending> held;
+  std::deque<pending_write> held;
+  std::set<std::string> failed;
 };
 
 template <class Event>
@@ -79,9 +92,10 @@ TEST_F(client_store_test, NothingIsSentBeforeTheIntentAndTheAttemptStartAreDurab
   std::optional<outcome> got;
   c->async_submit(order, [&](outcome o) { got = std::move(o); });
   drain();
-  EXPECT_TRUE(net->requests().empty()) << "sent before the intent was durable";
-  store->release();  // the intent is durable; the attempt's start is now being written
-  drain();
+  // The intent and its first attempt's start are written; the client waits for durability.
+  ASSERT_TRUE(store->find(order.key()));
+  EXPECT_EQ(store->find(order.key())->attempts, 1u);
+  EXPECT_EQ(store->pending(), 1u);
   EXPECT_TRUE(net->requests().empty()) << "sent before the attempt's start was durable";
   store->holding = false;
   store->release();

@@ -1,5 +1,6 @@
 #include "idem_cli/load_command.hpp"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <stdexcept>
 
@@ -57,6 +58,10 @@ load_summary run_load(const load_args& args, std::ostream& progress_out, bool sh
   options.observer = crash_observer_from_env(io.get_executor());
   if (!args.journal.empty()) options.store = open_journal_file(args.journal);
   client c{io.get_executor(), options};
+  // The journal's writer thread releases its hold on `io` after posting the last completion of
+  // the plan; without a guard of our own, `io` could run out of work (and stop) between the plan
+  // and the run. The run ends with io.stop() (the Ctrl-C signal_set keeps `io` busy anyway).
+  const auto guard = boost::asio::make_work_guard(io);
   run_plan plan = load_plan(args);
   if (!args.journal.empty()) write_plan(io, c, plan);
   return run_plan_to_end(io, c, std::move(plan), args.concurrency, progress_out, show_progress);
