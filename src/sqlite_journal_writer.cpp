@@ -3,6 +3,7 @@
 // the hourly purge of final intents past their audit retention.
 #include <boost/asio/append.hpp>
 #include <boost/asio/associated_executor.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
 
@@ -22,7 +23,17 @@ journal_waiter make_waiter(boost::asio::any_io_executor ex, intent_store::write_
 
 void complete(journal_waiter& w, std::error_code ec) noexcept {
   try {
-    boost::asio::post(w.io_work, boost::asio::append(std::move(w.handler), ec));
+    // The hold on the caller's event loop travels with the completion and is released there,
+    // after the handler ran: released here, on the writer thread, it could drop the loop's work
+    // count to zero (and stop the loop) between the handler and what the handler starts.
+    const boost::asio::any_io_executor target = w.io_work;
+    boost::asio::post(target,
+                      [work = std::move(w.io_work), handler_work = std::move(w.handler_work),
+                       h = std::move(w.handler), ec]() mutable {
+                        // On the handler's own executor (a strand, say): at once if that is where
+                        // we are.
+                        boost::asio::dispatch(boost::asio::append(std::move(h), ec));
+                      });
   } catch (...) {  // out of memory while posting: nothing better can be done here
   }
 }

@@ -168,6 +168,14 @@ TEST(CliExitStatus, MapsOutcomesAsTheContractSays) {
   EXPECT_EQ(exit_setup_failed, 4);  // not 2: the contract keeps 2 for usage errors
 }
 
+TEST(CliExitStatus, ARunThatCountedFewerIntentsThanItHadNeverPassesForSuccess) {
+  EXPECT_EQ(exit_status_for({}, 40), 3);  // nothing counted: nothing is known to have succeeded
+  EXPECT_EQ(exit_status_for({.succeeded = 39}, 40), 3);
+  EXPECT_EQ(exit_status_for({.succeeded = 40}, 40), 0);
+  EXPECT_EQ(exit_status_for({.succeeded = 39, .rejected = 1}, 40), 1);
+  EXPECT_EQ(exit_status_for({}, 0), 0);
+}
+
 TEST(CliExitStatus, EachOutcomeKindCountsInItsOwnColumn) {
   outcome_counts c;
   add(c, outcome_kind::succeeded);

@@ -25,4 +25,10 @@ int exit_status_for(const outcome_counts& counts) noexcept {
   return exit_all_succeeded;
 }
 
+int exit_status_for(const outcome_counts& counts, std::uint64_t intents) noexcept {
+  const auto counted = counts.succeeded + counts.rejected + counts.not_sent + counts.unresolved;
+  if (counted < intents) return exit_some_open;
+  return exit_status_for(counts);
+}
+
 }  // namespace idem::cli

@@ -30,5 +30,8 @@ void add(outcome_counts& counts, outcome_kind kind) noexcept;
 /// 3 if any intent is left open (unresolved or not sent), else 1 if any was rejected, else 0.
 /// Open wins over rejected: an open intent still needs someone to resume it.
 [[nodiscard]] int exit_status_for(const outcome_counts& counts) noexcept;
+/// The same for a run of `intents` intents: any intent not counted at all is left open (3), so
+/// a run that ended early never passes for "every intent succeeded".
+[[nodiscard]] int exit_status_for(const outcome_counts& counts, std::uint64_t intents) noexcept;
 
 }  // namespace idem::cli

@@ -58,9 +58,9 @@ load_summary run_load(const load_args& args, std::ostream& progress_out, bool sh
   options.observer = crash_observer_from_env(io.get_executor());
   if (!args.journal.empty()) options.store = open_journal_file(args.journal);
   client c{io.get_executor(), options};
-  // The journal's writer thread releases its hold on `io` after posting the last completion of
-  // the plan; without a guard of our own, `io` could run out of work (and stop) between the plan
-  // and the run. The run ends with io.stop() (the Ctrl-C signal_set keeps `io` busy anyway).
+  // Between the plan's last completion and the run's first submission nothing else may be
+  // queued on `io`: without a guard of our own it could run out of work and stop there. The run
+  // ends with io.stop() (the Ctrl-C signal_set keeps `io` busy anyway).
   const auto guard = boost::asio::make_work_guard(io);
   run_plan plan = load_plan(args);
   if (!args.journal.empty()) write_plan(io, c, plan);

@@ -33,7 +33,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
           } else if constexpr (std::is_same_v<T, load_args>) {
             const load_summary s = run_load(c, err, show_progress);
             out << to_json(s).dump() << '\n';
-            return exit_status_for(s.counts);
+            return exit_status_for(s.counts, s.intents);
           } else if constexpr (std::is_same_v<T, resume_args>) {
             bool foreign = false;
             const load_summary s = run_resume(c, err, show_progress, foreign);
@@ -43,7 +43,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
               return exit_usage;
             }
             out << to_json(s).dump() << '\n';
-            return exit_status_for(s.counts);
+            return exit_status_for(s.counts, s.intents);
           } else {
             static_assert(std::is_same_v<T, journal_args>);
             return run_journal(c, out, err);
