@@ -31,7 +31,8 @@ run_plan resume_plan(intent_store& store, const std::string& principal, std::siz
       abandon(r, "plan without a prerequisite");
       continue;
     }
-    const auto parent = store.find(*idempotency_key::from_string(planned->depends_on()));
+    const auto parent_key = idempotency_key::from_string(planned->depends_on());
+    const auto parent = parent_key ? store.find(*parent_key) : std::nullopt;
     if (!parent || parent->state == intent_state::rejected ||
         parent->state == intent_state::abandoned) {
       abandon(r, "prerequisite did not succeed");
