@@ -31,7 +31,21 @@ class client_cancel_test : public client_test {
     c.async_submit(i, boost::asio::bind_cancellation_slot(
                           signal.slot(), [&into](outcome o) { into = std::move(o); }));
   }
+  // Submits a fresh order through a new client whose every request is answered `r` (by
+  // default: a request that has left and hangs), with a cancellation slot (`cancel`), and runs
+  // what is ready. The outcome lands in `got`.
+  void start_hanging(fake_reply r = hang(), client_options o = {}) {
+    if (o.base_url.empty()) o = with_store();
+    c = make_client(std::move(o));
+    net->respond([r](const http_request&) { return r; });
+    submit_cancellable(*c, order, cancel, got);
+    drain();
+  }
   std::shared_ptr<memory_intent_store> store = std::make_shared<memory_intent_store>();
+  std::unique_ptr<client> c;
+  const intent order = orders::create(sample_order());
+  boost::asio::cancellation_signal cancel;
+  std::optional<outcome> got;
 };
 
 // The first POST is on the wire when the user cancels; the resubmission finds the server
@@ -117,13 +131,7 @@ TEST_F(client_cancel_test, AnUnwindingCancelledFlightNeverUnregistersItsSuccesso
 
 // Partial cancellation: the attempt in flight finishes and its answer counts.
 TEST_F(client_cancel_test, PartialCancellationLetsTheAttemptInFlightDecide) {
-  auto c = make_client(with_store());
-  const auto order = orders::create(sample_order());
-  net->respond([](const http_request&) { return hang(); });
-  boost::asio::cancellation_signal cancel;
-  std::optional<outcome> got;
-  submit_cancellable(*c, order, cancel, got);
-  drain();
+  start_hanging();
   cancel.emit(cancellation_type::partial);
   drain();
   EXPECT_FALSE(got) << "a partial cancellation must not abort a request that has left";
@@ -138,13 +146,7 @@ TEST_F(client_cancel_test, PartialCancellationLetsTheAttemptInFlightDecide) {
 TEST_F(client_cancel_test, PartialCancellationStopsRetryingAfterTheAttemptInFlight) {
   auto opts = with_store();
   opts.max_failed_attempts.reset();
-  auto c = make_client(opts);
-  const auto order = orders::create(sample_order());
-  net->respond([](const http_request&) { return hang(); });
-  boost::asio::cancellation_signal cancel;
-  std::optional<outcome> got;
-  submit_cancellable(*c, order, cancel, got);
-  drain();
+  start_hanging(hang(), opts);
   cancel.emit(cancellation_type::partial);
   drain();
   net->respond([](const http_request&) { return reply(503); });
@@ -157,13 +159,7 @@ TEST_F(client_cancel_test, PartialCancellationStopsRetryingAfterTheAttemptInFlig
 
 // Total cancellation once the request has left: ignored (it could not be without side effects).
 TEST_F(client_cancel_test, TotalCancellationIsIgnoredOnceSomethingMayHaveBeenSent) {
-  auto c = make_client(with_store());
-  const auto order = orders::create(sample_order());
-  net->respond([](const http_request&) { return hang(); });
-  boost::asio::cancellation_signal cancel;
-  std::optional<outcome> got;
-  submit_cancellable(*c, order, cancel, got);
-  drain();
+  start_hanging();
   cancel.emit(cancellation_type::total);
   drain();
   EXPECT_FALSE(got);
@@ -175,13 +171,7 @@ TEST_F(client_cancel_test, TotalCancellationIsIgnoredOnceSomethingMayHaveBeenSen
 
 // Total cancellation while still connecting: the transfer ends, nothing was sent.
 TEST_F(client_cancel_test, TotalCancellationWhileNothingLeftEndsNotSent) {
-  auto c = make_client(with_store());
-  const auto order = orders::create(sample_order());
-  net->respond([](const http_request&) { return hang_connecting(); });
-  boost::asio::cancellation_signal cancel;
-  std::optional<outcome> got;
-  submit_cancellable(*c, order, cancel, got);
-  drain();
+  start_hanging(hang_connecting());
   cancel.emit(cancellation_type::total);
   drain();
   ASSERT_TRUE(got);
@@ -217,13 +207,7 @@ TEST_F(client_cancel_test, TotalCancellationDuringBackoffAfterAMaybeSentAttemptI
 
 // Terminal cancellation aborts the request in flight: unresolved, since it had left.
 TEST_F(client_cancel_test, TerminalCancellationAbortsTheTransferAndIsUnresolved) {
-  auto c = make_client(with_store());
-  const auto order = orders::create(sample_order());
-  net->respond([](const http_request&) { return hang(); });
-  boost::asio::cancellation_signal cancel;
-  std::optional<outcome> got;
-  submit_cancellable(*c, order, cancel, got);
-  drain();
+  start_hanging();
   cancel.emit(cancellation_type::terminal);
   drain();
   ASSERT_TRUE(got);
