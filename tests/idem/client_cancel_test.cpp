@@ -19,12 +19,7 @@ using idem::testing::reply;
 
 class client_cancel_test : public client_test {
  protected:
-  client_options with_store() {
-    auto o = options();
-    o.store = store;
-    o.max_failed_attempts = 1;
-    return o;
-  }
+  client_options with_store() { return one_attempt_with(store); }
   // Submits `i` with a cancellation slot; the outcome lands in `into`.
   void submit_cancellable(client& c, const intent& i, boost::asio::cancellation_signal& signal,
                           std::optional<outcome>& into) {

@@ -25,12 +25,7 @@ fake_transport::responder writes(fake_reply post) {
 
 class client_resubmit_test : public client_test {
  protected:
-  client_options with_store() {
-    auto o = options();
-    o.store = store;
-    o.max_failed_attempts = 1;
-    return o;
-  }
+  client_options with_store() { return one_attempt_with(store); }
   std::shared_ptr<memory_intent_store> store = std::make_shared<memory_intent_store>();
 };
 

@@ -75,12 +75,7 @@ bool is(const intent_event& e) {
 
 class client_store_test : public client_test {
  protected:
-  client_options with_store() {
-    auto o = options();
-    o.store = store;
-    o.max_failed_attempts = 1;
-    return o;
-  }
+  client_options with_store() { return one_attempt_with(store); }
   std::shared_ptr<scripted_store> store = std::make_shared<scripted_store>();
 };
 

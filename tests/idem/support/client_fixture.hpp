@@ -62,6 +62,14 @@ class client_test : public ::testing::Test {
     o.rng_seed = 42;
     return o;
   }
+  // options() with `store` and one failed attempt allowed: a submission ends after its first
+  // attempt that does not decide, so tests of resubmission see each submission separately.
+  client_options one_attempt_with(std::shared_ptr<intent_store> store) const {
+    auto o = options();
+    o.store = std::move(store);
+    o.max_failed_attempts = 1;
+    return o;
+  }
   std::unique_ptr<client> make_client(client_options o) {
     return std::make_unique<client>(io.get_executor(), std::move(o), net, clock);
   }
