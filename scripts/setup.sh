@@ -9,6 +9,8 @@ packages=(
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   ca-certificates curl    # curl: scripts/demo.sh reads the server's /_mock/stats
+  pkgconf                 # the installed-package test also links through idem.pc
+  nodejs                  # the interop tests run idempotency layers written for Node
 )
 
 missing=()

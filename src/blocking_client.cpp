@@ -18,7 +18,11 @@ blocking_client::~blocking_client() {
 }
 
 outcome blocking_client::submit(const intent& i) {
-  return client_->async_submit(i, boost::asio::use_future).get();
+  return submit(i, submit_options{});
+}
+
+outcome blocking_client::submit(const intent& i, submit_options options) {
+  return client_->async_submit(i, std::move(options), boost::asio::use_future).get();
 }
 
 }  // namespace idem

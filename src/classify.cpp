@@ -5,6 +5,7 @@ namespace {
 
 constexpr std::string_view in_progress_problem = "idempotency-request-in-progress";
 constexpr std::string_view duplicate_business_id_problem = "duplicate-business-id";
+constexpr std::string_view invalid_state_problem = "invalid-state-transition";
 constexpr std::string_view key_mismatch_problem = "idempotency-key-mismatch";
 
 attempt_class classify_status(int status, std::string_view problem) noexcept {
@@ -14,8 +15,13 @@ attempt_class classify_status(int status, std::string_view problem) noexcept {
   if (status == 409) {
     if (problem == in_progress_problem) return attempt_class::in_progress;
     if (problem == duplicate_business_id_problem) return attempt_class::business_conflict;
-    return attempt_class::rejected;
+    // A definite answer about the resource's state (e.g. paying a cancelled order).
+    if (problem == invalid_state_problem) return attempt_class::rejected;
+    // Anything else under 409 may be the first request with our key still running (many
+    // servers say so with a bare 409): never a rejection (the safety rule of server_profile).
+    return attempt_class::in_progress;
   }
+  if (status == 425) return attempt_class::in_progress;  // Too Early: the same, by another name
   if (status == 422) {
     return problem == key_mismatch_problem ? attempt_class::client_bug : attempt_class::rejected;
   }

@@ -13,10 +13,9 @@
 namespace idem {
 namespace {
 
-// Hex SHA-256 of the credentials: the store keeps which credentials a key belongs to without
-// ever holding the secret.
-std::string fingerprint_of(const bearer_token& credentials) {
-  const std::string material = "bearer\n" + credentials.token;
+// Hex SHA-256 of `material`: the store keeps which credentials a key belongs to without ever
+// holding the secret.
+std::string sha256_hex(const std::string& material) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   if (EVP_Digest(material.data(), material.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
@@ -32,6 +31,19 @@ std::string fingerprint_of(const bearer_token& credentials) {
   return hex;
 }
 
+// The principal keys are bound to: the app's stable id, or a fingerprint of the credentials.
+// A bearer token keeps the fingerprint it had before other credentials existed, so journals
+// written then still resume.
+std::string principal_of(const credentials& c) {
+  if (!c.principal_id.empty()) return "id:" + c.principal_id;
+  const std::string value = c.provider ? c.provider() : c.value;
+  constexpr std::string_view bearer = "Bearer ";
+  if (c.header == "Authorization" && value.starts_with(bearer)) {
+    return sha256_hex("bearer\n" + value.substr(bearer.size()));
+  }
+  return sha256_hex("header\n" + c.header + "\n" + value);
+}
+
 std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) {
   if (seed) return *seed;
   std::random_device rd;
@@ -40,6 +52,22 @@ std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) {
 
 }  // namespace
 
+credentials credentials::in_header(std::string name, std::string value) {
+  credentials c;
+  c.header = std::move(name);
+  c.value = std::move(value);
+  return c;
+}
+
+credentials credentials::from_provider(std::function<std::string()> provider,
+                                       std::string principal_id, std::string header) {
+  credentials c;
+  c.header = std::move(header);
+  c.provider = std::move(provider);
+  c.principal_id = std::move(principal_id);
+  return c;
+}
+
 client::core::core(boost::asio::any_io_executor executor, client_options options,
                    std::shared_ptr<transport> t, std::shared_ptr<scheduler> s)
     : ex(executor),
@@ -47,12 +75,12 @@ client::core::core(boost::asio::any_io_executor executor, client_options options
       opts(std::move(options)),
       // libcurl's multi handle is not thread-safe: the transport runs on the client's strand,
       // so the app may run its io_context on several threads.
-      net(t ? std::move(t) : std::make_shared<curl_transport>(strand)),
+      net(t ? std::move(t) : std::make_shared<curl_transport>(strand, opts.transport_options)),
       sched(s ? std::move(s) : std::make_shared<asio_scheduler>(executor)),
       store(opts.store ? opts.store : std::make_shared<memory_intent_store>()),
       budget(opts.retry_budget, sched->now()),
       rng(seed_of(opts.rng_seed)),
-      credentials_fingerprint(fingerprint_of(opts.credentials)),
+      credentials_fingerprint(principal_of(opts.credentials)),
       base_url(opts.base_url) {
   while (!base_url.empty() && base_url.back() == '/')
     base_url.pop_back();
@@ -74,14 +102,16 @@ client::~client() {
   });
 }
 
-void client::submit_impl(const intent& i, boost::asio::any_completion_handler<signature> handler) {
+void client::submit_impl(const intent& i, submit_options options,
+                         boost::asio::any_completion_handler<signature> handler) {
   auto c = core_;
   auto cancellation = detail::watch_cancellation(handler, c->strand);
-  boost::asio::post(c->strand, [c, i, cancellation, h = std::move(handler)]() mutable {
-    std::vector<detail::pending_caller> callers;
-    callers.push_back({std::move(h), cancellation});
-    detail::admit(c, i, std::move(callers));
-  });
+  boost::asio::post(c->strand,
+                    [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
+                      std::vector<detail::pending_caller> callers;
+                      callers.push_back({std::move(h), cancellation, std::move(o)});
+                      detail::admit(c, i, std::move(callers));
+                    });
 }
 
 void client::plan_impl(const intent& i, std::optional<std::string> depends_on,

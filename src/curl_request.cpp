@@ -30,6 +30,23 @@ bool has_header(const header_list& headers, std::string_view name) noexcept {
   return std::ranges::any_of(headers, [&](const auto& h) { return ascii_iequals(h.first, name); });
 }
 
+// libcurl consults the proxy variables of the environment only while CURLOPT_PROXY is unset,
+// and `no_proxy`/`NO_PROXY` only while CURLOPT_NOPROXY is unset; an empty string for either
+// means "none", which is how the environment is ignored (see proxy_options).
+template <class Set>
+void configure_proxy(const proxy_options& proxy, Set& set) {
+  if (!proxy.url.empty()) {
+    set(CURLOPT_PROXY, proxy.url.c_str());
+  } else if (proxy.ignore_environment) {
+    set(CURLOPT_PROXY, "");
+  }
+  if (!proxy.no_proxy.empty()) {
+    set(CURLOPT_NOPROXY, proxy.no_proxy.c_str());
+  } else if (proxy.ignore_environment) {
+    set(CURLOPT_NOPROXY, "");
+  }
+}
+
 }  // namespace
 
 curl_request::curl_request(http_request req, const curl_transport_options& options)
@@ -74,6 +91,19 @@ void curl_request::configure(const curl_transport_options& options) {
   set(CURLOPT_SSL_VERIFYHOST, 2L);
   if (!options.tls.ca_file.empty()) set(CURLOPT_CAINFO, options.tls.ca_file.c_str());
   if (!options.tls.ca_path.empty()) set(CURLOPT_CAPATH, options.tls.ca_path.c_str());
+  if (!options.tls.client_cert_file.empty()) {
+    set(CURLOPT_SSLCERT, options.tls.client_cert_file.c_str());
+    set(CURLOPT_SSLCERTTYPE, "PEM");
+    // Without CURLOPT_SSLKEY, curl's OpenSSL backend reads the key from the certificate file.
+    if (!options.tls.client_key_file.empty()) {
+      set(CURLOPT_SSLKEY, options.tls.client_key_file.c_str());
+      set(CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    if (!options.tls.client_key_password.empty()) {
+      set(CURLOPT_KEYPASSWD, options.tls.client_key_password.c_str());
+    }
+  }
+  configure_proxy(options.proxy, set);
   set(CURLOPT_USERAGENT, options.user_agent.c_str());
   set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT answer is not the response
   // Declared oversize bodies fail before they are read; the callbacks catch the rest.

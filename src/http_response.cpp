@@ -5,10 +5,14 @@
 
 namespace idem {
 
-const std::string* http_response::header(std::string_view name) const {
+const std::string* find_header(const header_list& headers, std::string_view name) noexcept {
   auto it = std::ranges::find_if(
       headers, [&](const auto& h) { return detail::ascii_iequals(h.first, name); });
   return it == headers.end() ? nullptr : &it->second;
+}
+
+const std::string* http_response::header(std::string_view name) const {
+  return find_header(headers, name);
 }
 
 }  // namespace idem

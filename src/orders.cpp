@@ -13,6 +13,30 @@ nlohmann::json payment_payload(const payment_request& req) {
 
 }  // namespace
 
+business_lookup order_created_lookup(std::string merchant_order_id) {
+  return business_lookup{.url = "/v1/orders?merchant_order_id={business_id}",
+                         .business_id = std::move(merchant_order_id),
+                         .select = "/data",
+                         .identify = "/merchant_order_id",
+                         .match = {{"/amount_minor"}, {"/currency"}, {"/items"}},
+                         .conflict_on_other = true};
+}
+
+business_lookup payment_captured_lookup(std::string order_id) {
+  // A declined payment makes no payment row, so any row of ours is a capture; a status other
+  // than CAPTURED (e.g. refunded later) still proves that our payment happened.
+  return business_lookup{.url = "/v1/orders/{business_id}",
+                         .business_id = std::move(order_id),
+                         .select = "/payments",
+                         .match = {{"/amount_minor"}, {"/currency"}}};
+}
+
+business_lookup order_cancelled_lookup(std::string order_id) {
+  return business_lookup{.url = "/v1/orders/{business_id}",
+                         .business_id = std::move(order_id),
+                         .match = {{.pointer = "/status", .equals = "CANCELLED"}}};
+}
+
 intent create(const order_request& req, key_format format) {
   nlohmann::json items = nlohmann::json::array();
   for (const auto& item : req.items) {
@@ -26,20 +50,19 @@ intent create(const order_request& req, key_format format) {
                             {"amount_minor", req.amount_minor},
                             {"items", std::move(items)}};
   return intent::create({"POST", "/v1/orders"}, std::move(payload),
-                        {business_lookup::kind::order_created, req.merchant_order_id}, format);
+                        order_created_lookup(req.merchant_order_id), format);
 }
 
 intent pay(const std::string& order_id, const payment_request& req, key_format format) {
   nlohmann::json payload = payment_payload(req);
   return intent::create({"POST", "/v1/orders/" + detail::percent_encode(order_id) + "/payments"},
-                        std::move(payload), {business_lookup::kind::payment_captured, order_id},
-                        format);
+                        std::move(payload), payment_captured_lookup(order_id), format);
 }
 
 planned_intent plan_payment(const intent& order, const payment_request& req, key_format format) {
   nlohmann::json payload = payment_payload(req);
   return planned_intent::create("POST", "/v1/orders/{id}/payments", std::move(payload),
-                                business_lookup::kind::payment_captured, order, format);
+                                payment_captured_lookup({}), order, format);
 }
 
 intent cancel(const std::string& order_id, const std::string& reason, key_format format) {
@@ -47,8 +70,7 @@ intent cancel(const std::string& order_id, const std::string& reason, key_format
   nlohmann::json payload = nlohmann::json::object();
   if (!reason.empty()) payload["reason"] = reason;
   return intent::create({"POST", "/v1/orders/" + detail::percent_encode(order_id) + "/cancel"},
-                        std::move(payload), {business_lookup::kind::order_cancelled, order_id},
-                        format);
+                        std::move(payload), order_cancelled_lookup(order_id), format);
 }
 
 }  // namespace idem::orders

@@ -6,10 +6,10 @@
 namespace idem {
 
 planned_intent planned_intent::create(std::string method, std::string path_template,
-                                      nlohmann::json payload, business_lookup::kind lookup,
+                                      nlohmann::json payload, business_lookup lookup,
                                       const intent& prerequisite, key_format format) {
   return planned_intent(intent::create({std::move(method), std::move(path_template)},
-                                       std::move(payload), {lookup, {}}, format),
+                                       std::move(payload), std::move(lookup), format),
                         prerequisite.key().str());
 }
 
@@ -23,8 +23,10 @@ intent planned_intent::bind(std::string_view id) const {
   if (auto at = path.find(placeholder); at != std::string::npos) {
     path.replace(at, placeholder.size(), detail::percent_encode(id));
   }
+  business_lookup lookup = draft_.lookup();
+  lookup.business_id = std::string(id);
   return *intent::restore_exact(draft_.key(), {draft_.op().method, std::move(path)}, draft_.body(),
-                                {draft_.lookup().what, std::string(id)});
+                                std::move(lookup));
 }
 
 std::optional<std::string> created_resource_id(std::string_view body) {

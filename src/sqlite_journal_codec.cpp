@@ -4,6 +4,8 @@
 #include <array>
 #include <string_view>
 
+#include "idem/orders.hpp"
+
 namespace idem::detail {
 namespace {
 
@@ -23,22 +25,24 @@ constexpr std::array all_kinds{
     timeline_entry::kind::attempt_started, timeline_entry::kind::attempt_finished,
     timeline_entry::kind::waited,          timeline_entry::kind::lookup,
     timeline_entry::kind::outcome,         timeline_entry::kind::abandoned};
-constexpr std::array all_lookups{business_lookup::kind::none, business_lookup::kind::order_created,
-                                 business_lookup::kind::payment_captured,
-                                 business_lookup::kind::order_cancelled};
+// The lookup is stored as JSON (without its business ID, which has a column of its own) in the
+// `lookup_kind` column. Files written before lookups were declarative hold the name of one of
+// the orders API's lookups there, read back as the same preset.
+std::string lookup_text(const business_lookup& l) {
+  if (!l.enabled()) return "none";
+  auto j = to_json(l);
+  j.erase("business_id");
+  return j.dump();
+}
 
-std::string_view to_string(business_lookup::kind k) noexcept {
-  switch (k) {
-    case business_lookup::kind::none:
-      return "none";
-    case business_lookup::kind::order_created:
-      return "order_created";
-    case business_lookup::kind::payment_captured:
-      return "payment_captured";
-    case business_lookup::kind::order_cancelled:
-      return "order_cancelled";
-  }
-  return "none";
+std::optional<business_lookup> parse_lookup(const std::string& text, std::string business_id) {
+  if (text == "none") return business_lookup{.business_id = std::move(business_id)};
+  if (text == "order_created") return orders::order_created_lookup(std::move(business_id));
+  if (text == "payment_captured") return orders::payment_captured_lookup(std::move(business_id));
+  if (text == "order_cancelled") return orders::order_cancelled_lookup(std::move(business_id));
+  auto l = business_lookup_from_json(nlohmann::json::parse(text, nullptr, false));
+  if (l) l->business_id = std::move(business_id);
+  return l;
 }
 
 template <class E, std::size_t N>
@@ -118,7 +122,7 @@ void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq)
   s.bind_text(3, what.op().method);
   s.bind_text(4, what.op().path);
   s.bind_blob(5, what.body());
-  s.bind_text(6, to_string(what.lookup().what));
+  s.bind_text(6, lookup_text(what.lookup()));
   s.bind_text(7, what.lookup().business_id);
   s.bind_text(8, r.principal);
   s.bind(9, to_millis(r.created_at));
@@ -146,11 +150,11 @@ void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq)
 std::optional<intent_record> read_intent(const sqlite_statement& s, std::uint64_t& seq) {
   auto key = idempotency_key::from_string(s.column_text(0));
   const auto state = parse_name(s.column_text(17), all_states);
-  const auto lookup_kind = parse_name(s.column_text(5), all_lookups);
-  if (!key || !state || !lookup_kind) return std::nullopt;
-  auto what = intent::restore_exact(
-      std::move(*key), operation{.method = s.column_text(2), .path = s.column_text(3)},
-      s.column_text(4), business_lookup{*lookup_kind, s.column_text(6)});
+  auto lookup = parse_lookup(s.column_text(5), s.column_text(6));
+  if (!key || !state || !lookup) return std::nullopt;
+  auto what = intent::restore_exact(std::move(*key),
+                                    operation{.method = s.column_text(2), .path = s.column_text(3)},
+                                    s.column_text(4), std::move(*lookup));
   if (!what) return std::nullopt;
   seq = static_cast<std::uint64_t>(s.column_int(1));
   intent_record r{.what = std::move(*what)};

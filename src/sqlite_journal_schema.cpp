@@ -18,7 +18,7 @@ CREATE TABLE intents (
   method            TEXT NOT NULL,
   path              TEXT NOT NULL,     -- a planned intent's template until path_bound
   body              BLOB NOT NULL,     -- the exact bytes sent
-  lookup_kind       TEXT NOT NULL,
+  lookup_kind       TEXT NOT NULL,     -- the lookup as JSON, or "none" (older files: a preset name)
   business_id       TEXT NOT NULL,
   principal         TEXT NOT NULL,     -- SHA-256 of the credentials, never the secret
   created_at        INTEGER NOT NULL,  -- times: milliseconds since the Unix epoch

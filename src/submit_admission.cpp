@@ -1,6 +1,5 @@
 // A submission reaching the client's strand: single flight, the store's word on the intent,
 // and the start of a new flight.
-#include "business_lookup.hpp"
 #include "submit_operation.hpp"
 
 namespace idem::detail {
@@ -74,7 +73,7 @@ void admit(const std::shared_ptr<client::core>& core, const intent& what,
       return;
     }
   }
-  auto op = std::make_shared<submit_operation>(core, what);
+  auto op = std::make_shared<submit_operation>(core, what, callers.front().options);
   core->flights.insert(what.key().str(), op);
   for (auto& c : callers)
     op->join(std::move(c.handler), c.cancellation);

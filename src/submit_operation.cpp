@@ -6,20 +6,23 @@
 
 #include "http_facts.hpp"
 #include "idem/retry_after.hpp"
+#include "idem/transport_error.hpp"
 
 namespace idem::detail {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
-submit_operation::submit_operation(std::shared_ptr<client::core> core, intent what)
+submit_operation::submit_operation(std::shared_ptr<client::core> core, intent what,
+                                   submit_options options)
     : core_(std::move(core)),
       intent_(std::move(what)),
+      options_(std::move(options)),
       backoff_(core_->opts.backoff),
       lookup_backoff_(core_->opts.backoff) {}
 
 void submit_operation::start(std::optional<intent_record> earlier) {
   start_ = core_->sched->now();
-  deadline_.emplace(start_, core_->opts.deadline);
+  deadline_.emplace(start_, options_.deadline.value_or(core_->opts.deadline));
   if (!earlier) {
     // Written down before anything is sent: a process killed from here on resumes this key.
     // Not waited for on its own: the first attempt's start is, and a store makes an event
@@ -58,9 +61,9 @@ void submit_operation::begin() {
 void submit_operation::check_stale_key() {
   // The server may have forgotten this key: a re-send could execute a second time. Only the
   // lookup can say whether the first execution happened.
-  if (intent_.lookup().what == business_lookup::kind::none) return finish_stopped();
+  if (!intent_.lookup().enabled()) return finish_stopped();
   checking_stale_key_ = true;
-  if (core_->opts.observer) core_->opts.observer->on_lookup_started();
+  if (core_->opts.observer) core_->opts.observer->on_lookup_started(intent_.key().str());
   send_lookup();
 }
 
@@ -139,7 +142,13 @@ http_request submit_operation::make_request(std::string method, std::string url,
   req.method = std::move(method);
   req.url = std::move(url);
   req.timeout = timeout;
-  req.headers.emplace_back("Authorization", "Bearer " + core_->opts.credentials.token);
+  req.headers = core_->opts.headers;
+  req.headers.insert(req.headers.end(), options_.headers.begin(), options_.headers.end());
+  const auto& cred = core_->opts.credentials;
+  std::string secret = cred.provider ? cred.provider() : cred.value;
+  // The credentials go only to the API's own origin (a 202's Location elsewhere is never
+  // polled, but a lookup URL may be absolute).
+  if (!secret.empty() && same_origin(req.url)) req.headers.emplace_back(cred.header, secret);
   req.headers.emplace_back("Accept", "application/json");
   return req;
 }
@@ -164,6 +173,7 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
 }
 
 void submit_operation::send(http_request req, void (submit_operation::*on_done)(transport_result)) {
+  if (core_->opts.decorate) core_->opts.decorate(req);
   core_->net->async_send(
       std::move(req),
       asio::bind_cancellation_slot(
@@ -184,7 +194,7 @@ void submit_operation::send_write() {
   const auto now = core_->sched->now();
   const milliseconds timeout = deadline_->attempt_timeout(now);
   auto req = make_request(intent_.op().method, absolute(intent_.op().path), timeout);
-  req.headers.emplace_back("Idempotency-Key", intent_.key().str());
+  req.headers.emplace_back(core_->opts.key_header, intent_.key().str());
   req.headers.emplace_back("Content-Type", "application/json");
   // Ask the server to wait for a busy first execution rather than answer 409 at once; sized so
   // that its answer still arrives within this attempt's timeout (the server caps it at 10 s).
@@ -230,9 +240,25 @@ void submit_operation::send_write_journaled(http_request req) {
   core_->counters.attempts.fetch_add(1, std::memory_order_relaxed);
   attempt_started_ = now;
   if (core_->opts.observer) {
-    core_->opts.observer->on_attempt_started(intent_.op().method, intent_.op().path, attempts_);
+    core_->opts.observer->on_attempt_started(intent_.key().str(), intent_.op().method,
+                                             intent_.op().path, attempts_);
   }
   send(std::move(req), &submit_operation::on_write_done);
+}
+
+submit_operation::answer submit_operation::classify_answer(http_response r) const {
+  answer a;
+  a.status = r.status;
+  answer_meaning m = core_->opts.profile.classify(answer_view{r.status, r.headers, r.body});
+  a.cls = m.cls;
+  a.problem = std::move(m.problem);
+  a.error = std::move(m.error);
+  a.replayed = core_->opts.profile.replayed(r.headers);
+  if (const std::string* loc = r.header("Location")) a.location = *loc;
+  a.retry_after = retry_after_of(r);
+  a.body = std::move(r.body);
+  a.headers = std::move(r.headers);
+  return a;
 }
 
 void submit_operation::on_write_done(transport_result r) {
@@ -242,22 +268,18 @@ void submit_operation::on_write_done(transport_result r) {
     last_transport_error_ = r.ec;
     a.cls = classify(attempt_facts{r.failure, 0, {}});
   } else {
-    a.status = r.response.status;
-    a.body = std::move(r.response.body);
-    // Only an error answer carries a problem type worth parsing the body for.
-    if (a.status >= 400) a.problem = problem_type_of(a.body);
-    a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
-    const std::string* replayed = r.response.header("Idempotent-Replayed");
-    a.replayed = replayed && *replayed == "true";
-    if (const std::string* loc = r.response.header("Location")) a.location = *loc;
-    a.retry_after = retry_after_of(r.response);
+    a = classify_answer(std::move(r.response));
     for (const char* name : {"Request-Id", "X-Request-Id"}) {
-      if (const std::string* id = r.response.header(name); id && request_id.empty()) {
+      if (const std::string* id = find_header(a.headers, name); id && request_id.empty()) {
         request_id = *id;
       }
     }
   }
-  if (core_->opts.observer) core_->opts.observer->on_attempt_finished(a.cls, a.status);
+  if (core_->opts.observer) {
+    core_->opts.observer->on_attempt_finished(
+        intent_.key().str(), a.cls, a.status,
+        r.failure == transport_failure::none ? std::error_code{} : r.ec);
+  }
   core_->store->write(events::attempt_finished{
       .key = intent_.key(),
       .number = earlier_attempts_ + attempts_,
@@ -273,6 +295,11 @@ void submit_operation::on_write_done(transport_result r) {
   if (may_have_executed(a.cls)) may_have_executed_ = true;
   if (a.cls == attempt_class::not_sent || a.cls == attempt_class::unknown) ++failed_;
   if (a.status != 0) last_answer_ = a;
+  // A request that cannot be sent as given (malformed URL, unsupported scheme) never will be:
+  // no retry can heal it.
+  if (a.cls == attempt_class::not_sent && r.ec == transport_errc::invalid_request) {
+    return finish_stopped();
+  }
   handle_answer(std::move(a), before);
 }
 
@@ -284,13 +311,19 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
                                    .status = a.status,
                                    .body = std::move(a.body),
                                    .problem_type = std::move(a.problem),
+                                   .headers = std::move(a.headers),
                                    .replayed = a.replayed});
-    case attempt_class::client_bug:
+    case attempt_class::client_bug: {
+      std::string error =
+          a.error.empty() ? std::string(problem_name(a.problem)) : std::move(a.error);
+      if (error.empty()) error = "idempotency-key-misuse";
       return finish(outcome_fields{.kind = outcome_kind::rejected,
                                    .status = a.status,
                                    .body = std::move(a.body),
                                    .problem_type = a.problem,
-                                   .error = std::string(problem_name(a.problem))});
+                                   .headers = std::move(a.headers),
+                                   .error = std::move(error)});
+    }
     case attempt_class::business_conflict:
       // Our own earlier attempt may have created it (e.g. its key's record expired since):
       // only the lookup can tell ours from someone else's.
@@ -301,6 +334,7 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
                                    .status = a.status,
                                    .body = std::move(a.body),
                                    .problem_type = std::move(a.problem),
+                                   .headers = std::move(a.headers),
                                    .replayed = a.replayed});
     case attempt_class::not_sent:
     case attempt_class::unknown:
@@ -327,7 +361,7 @@ void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
     if (room <= milliseconds{0}) return settle();
     delay = room;
   }
-  if (core_->opts.observer) core_->opts.observer->on_backoff(delay);
+  if (core_->opts.observer) core_->opts.observer->on_backoff(intent_.key().str(), delay);
   core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = delay});
   wait(delay, [this] { acquire_token(); });
 }
@@ -338,7 +372,7 @@ void submit_operation::acquire_token() {
   // An empty budget means "not now", not "never": wait for the trickle within the deadline.
   const milliseconds until = std::max(core_->budget.time_until_token(now), milliseconds{1});
   if (!deadline_->sleep_fits(until, now)) return settle();
-  if (core_->opts.observer) core_->opts.observer->on_backoff(until);
+  if (core_->opts.observer) core_->opts.observer->on_backoff(intent_.key().str(), until);
   core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = until});
   wait(until, [this] { acquire_token(); });
 }
@@ -352,7 +386,8 @@ void submit_operation::finish_stopped() {
   return finish(outcome_fields{.kind = outcome_kind::unresolved,
                                .status = last_answer_.status,
                                .body = last_answer_.body,
-                               .problem_type = last_answer_.problem});
+                               .problem_type = last_answer_.problem,
+                               .headers = last_answer_.headers});
 }
 
 void submit_operation::finish(outcome_fields f, bool record) {
@@ -368,7 +403,9 @@ void submit_operation::finish(outcome_fields f, bool record) {
     core_->store->write(
         events::outcome_reported{.key = intent_.key(), .at = wall_now(), .result = o});
   }
-  if (core_->opts.observer) core_->opts.observer->on_outcome(o.kind(), o.elapsed());
+  if (core_->opts.observer) {
+    core_->opts.observer->on_outcome(intent_.key().str(), o.kind(), o.elapsed());
+  }
   auto& c = core_->counters;
   switch (o.kind()) {
     case outcome_kind::succeeded:

@@ -38,6 +38,7 @@ struct waiter_cancellation {
 struct pending_caller {
   outcome_handler handler;
   std::shared_ptr<waiter_cancellation> cancellation;
+  submit_options options{};  // used when this caller starts the flight; a joiner's are ignored
 };
 
 // Installs the caller's slot handler, if it has a slot. Call before posting to the strand.
@@ -52,7 +53,7 @@ void admit(const std::shared_ptr<client::core>& core, const intent& what,
 
 class submit_operation : public std::enable_shared_from_this<submit_operation> {
  public:
-  submit_operation(std::shared_ptr<client::core> core, intent what);
+  submit_operation(std::shared_ptr<client::core> core, intent what, submit_options options);
   [[nodiscard]] const intent& what() const noexcept { return intent_; }
   // All: on the strand only.
   // `earlier`: the store's record of the intent (nullopt: new, written down before sending).
@@ -80,6 +81,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     bool replayed = false;
     std::string location;
     std::optional<std::chrono::milliseconds> retry_after;
+    std::string error;  // a client bug in words (answer_meaning::error)
+    header_list headers;
   };
 
   void begin();
@@ -121,9 +124,12 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   [[nodiscard]] std::optional<std::chrono::milliseconds> retry_after_of(
       const http_response& r) const;
   [[nodiscard]] std::chrono::milliseconds elapsed() const;
+  // An answer's meaning per the client's server profile.
+  [[nodiscard]] answer classify_answer(http_response r) const;
 
   std::shared_ptr<client::core> core_;
   intent intent_;
+  submit_options options_;
   std::chrono::steady_clock::time_point start_;
   std::optional<deadline> deadline_;
   backoff backoff_;

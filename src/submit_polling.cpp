@@ -79,7 +79,8 @@ void submit_operation::on_poll_done(transport_result r) {
     auto type = inner->is_object() ? inner->find("type") : inner->end();
     if (a.status >= 400 && type != inner->end() && type->is_string()) a.problem = *type;
   }
-  a.cls = classify(attempt_facts{transport_failure::none, a.status, a.problem});
+  const header_list no_headers;  // the status resource keeps the first answer's body only
+  a.cls = core_->opts.profile.classify(answer_view{a.status, no_headers, a.body}).cls;
   if (a.cls == attempt_class::succeeded && a.status == 202) a.cls = attempt_class::unknown;
   last_answer_ = a;
   // The status resource answers for a write of ours that was accepted: it executed.

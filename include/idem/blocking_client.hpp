@@ -36,6 +36,8 @@ class blocking_client {
 
   /// Submits `i` and waits for its outcome (at most the deadline, which includes the lookup).
   [[nodiscard]] outcome submit(const intent& i);
+  /// As above, with this submission's own deadline and extra headers.
+  [[nodiscard]] outcome submit(const intent& i, submit_options options);
   [[nodiscard]] client& async() noexcept { return *client_; }
 
  private:

@@ -42,10 +42,11 @@ enum class attempt_class {
 /// `https://idem.example/problems/<name>` (any base), or the whole value when it has no '/'.
 [[nodiscard]] std::string_view problem_name(std::string_view type_uri) noexcept;
 
-/// Classifies one attempt. Pure; problem names are compared, not statuses alone: a 409 is
-/// `in_progress` only with the `idempotency-request-in-progress` type, `business_conflict` only
-/// with `duplicate-business-id`, any other 409 is `rejected`; a 422 is `client_bug` only with
-/// `idempotency-key-mismatch`, otherwise `rejected`.
+/// Classifies one attempt by the IETF profile's table, given the parsed problem type (the client
+/// itself classifies through its server_profile, which also reads bodies and headers). Pure; a
+/// 409 is `business_conflict` only with `duplicate-business-id`, and any other 409 (or 425) is
+/// `in_progress`: never a rejection, since the first request under the key may still be running;
+/// a 422 is `client_bug` only with `idempotency-key-mismatch`, otherwise `rejected`.
 [[nodiscard]] attempt_class classify(const attempt_facts& facts) noexcept;
 
 /// True for the classes after which the same key is sent again.

@@ -6,13 +6,18 @@
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/deferred.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "idem/backoff.hpp"
+#include "idem/curl_transport.hpp"
 #include "idem/deadline.hpp"
 #include "idem/intent.hpp"
 #include "idem/intent_store.hpp"
@@ -22,19 +27,75 @@
 #include "idem/planned_intent.hpp"
 #include "idem/retry_budget.hpp"
 #include "idem/scheduler.hpp"
+#include "idem/server_profile.hpp"
 #include "idem/transport.hpp"
 
 namespace idem {
 
-/// `Authorization: Bearer <token>`. The token is the principal: keys belong to it.
+/// The completion token used when none is given: the executor's default if it has one (Boost
+/// 1.81's any_io_executor has none), else `boost::asio::deferred`, so `c.async_submit(i)` returns
+/// an operation to `co_await` or launch with a token later.
+template <class Executor>
+using default_token_t =
+    std::conditional_t<std::is_void_v<boost::asio::default_completion_token_t<Executor>>,
+                       boost::asio::deferred_t, boost::asio::default_completion_token_t<Executor>>;
+
+/// `Authorization: Bearer <token>`.
 struct bearer_token {
   std::string token;
+};
+
+/// How the client proves who it is, and who owns its keys. A key belongs to a principal: an
+/// intent written down under one principal is never sent under another (`foreign-credentials`).
+struct credentials {
+  /// The header that carries the secret, and its whole value (e.g. "Bearer abc").
+  std::string header = "Authorization";
+  std::string value{};
+  /// Called before every request for the current value (e.g. an OAuth token that rotates); must
+  /// not block or throw; an empty result sends no credentials header. Overrides `value`.
+  std::function<std::string()> provider{};
+  /// A stable id of the principal (user or account id) that keys are bound to. Default: a
+  /// SHA-256 of `header` and `value` (or of the provider's first value), which changes when
+  /// the token does: give an id when tokens rotate, or a resume after a refresh is refused.
+  std::string principal_id{};
+
+  credentials() = default;
+  /// `Authorization: Bearer <token>`.
+  credentials(bearer_token b)  // NOLINT(google-explicit-constructor): the common case
+      : value("Bearer " + b.token) {}
+  /// Any header, e.g. `X-Api-Key: <key>`.
+  [[nodiscard]] static credentials in_header(std::string name, std::string value);
+  /// A value from `provider` before every request, sent in `header` as is.
+  [[nodiscard]] static credentials from_provider(std::function<std::string()> provider,
+                                                 std::string principal_id,
+                                                 std::string header = "Authorization");
+};
+
+/// Per-submission settings that override the client's.
+struct submit_options {
+  std::optional<deadline_policy> deadline{};  ///< this intent's budget instead of the client's
+  header_list headers{};                      ///< sent on this intent's writes and lookups
 };
 
 /// Client settings; a value with defaults that follow the contract.
 struct client_options {
   std::string base_url{};  ///< e.g. "https://api.shop.example" (no trailing slash needed)
-  bearer_token credentials{};
+  idem::credentials credentials{};
+  /// How the backend says in progress, mismatch, conflict, replay (server_profile.hpp).
+  server_profile profile = server_profile::ietf();
+  /// The request header that carries the key.
+  std::string key_header = "Idempotency-Key";
+  /// Sent on every request (e.g. an API version). Never the key or credentials headers.
+  header_list headers{};
+  /// Called on the client's strand for every request just before it is sent, after every
+  /// header is set (e.g. to add a `traceparent` per attempt). Must not throw, and must not
+  /// change the body or the key: a changed request under the same key is a different request.
+  std::function<void(http_request&)> decorate{};
+  /// Settings of the default transport (CA file, client certificate, proxy, connection pool),
+  /// which the client builds on its strand; ignored when the constructor is given a transport.
+  curl_transport_options transport_options{};
+  /// Named predicates that lookups may refer to (business_lookup::predicate).
+  std::map<std::string, lookup_predicate, std::less<>> lookup_predicates{};
   deadline_policy deadline{};  ///< one budget per intent, lookup included
   backoff_policy backoff = full_jitter{};
   retry_budget_policy retry_budget{};
@@ -94,20 +155,26 @@ class client {
   /// - total: stops only while nothing of the intent may have been sent (`not_sent`), and is
   ///   ignored once something may have reached the server.
   /// A joiner that cancels while others wait just leaves (unresolved).
-  template <
-      class CompletionToken = boost::asio::default_completion_token_t<boost::asio::any_io_executor>>
-  auto async_submit(const intent& i, CompletionToken&& token = CompletionToken{}) {
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
+  requires(!std::is_same_v<std::decay_t<CompletionToken>, submit_options>) auto async_submit(
+      const intent& i, CompletionToken&& token = CompletionToken{}) {
+    return async_submit(i, submit_options{}, std::forward<CompletionToken>(token));
+  }
+  /// As above, with this submission's own deadline and extra headers.
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
+  auto async_submit(const intent& i, submit_options options,
+                    CompletionToken&& token = CompletionToken{}) {
     return boost::asio::async_initiate<CompletionToken, signature>(
-        [this](auto handler, const intent& what) {
-          submit_impl(what, boost::asio::any_completion_handler<signature>(std::move(handler)));
+        [this](auto handler, const intent& what, submit_options o) {
+          submit_impl(what, std::move(o),
+                      boost::asio::any_completion_handler<signature>(std::move(handler)));
         },
-        token, i);
+        token, i, std::move(options));
   }
 
   /// Writes `i` to the store without sending it (a plan: resume or submit it later). Completes
   /// with `void(std::error_code)` once it is durable. A no-op for an intent already known.
-  template <
-      class CompletionToken = boost::asio::default_completion_token_t<boost::asio::any_io_executor>>
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
   auto async_plan(const intent& i, CompletionToken&& token = CompletionToken{}) {
     return boost::asio::async_initiate<CompletionToken, void(std::error_code)>(
         [this](auto handler, const intent& what) {
@@ -118,8 +185,7 @@ class client {
   }
   /// Writes a planned intent (its path still to be filled in) to the store. Submit
   /// `p.bind(id)` once its prerequisite succeeded: the path is written down before it is sent.
-  template <
-      class CompletionToken = boost::asio::default_completion_token_t<boost::asio::any_io_executor>>
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
   auto async_plan(const planned_intent& p, CompletionToken&& token = CompletionToken{}) {
     return boost::asio::async_initiate<CompletionToken, void(std::error_code)>(
         [this](auto handler, const planned_intent& what) {
@@ -132,14 +198,16 @@ class client {
   [[nodiscard]] client_counters counters() const;
   [[nodiscard]] boost::asio::any_io_executor get_executor() const;
   [[nodiscard]] const std::shared_ptr<intent_store>& store() const;
-  /// SHA-256 fingerprint of this client's credentials, as the store records it (never the
-  /// secret): compare with intent_record::principal before resuming someone else's intents.
+  /// The principal this client's keys belong to, as the store records it: credentials'
+  /// `principal_id` if given, else a SHA-256 fingerprint of the credentials (never the secret).
+  /// Compare with intent_record::principal before resuming someone else's intents.
   [[nodiscard]] const std::string& principal() const;
 
   struct core;  // shared with the operations in flight (src/)
 
  private:
-  void submit_impl(const intent& i, boost::asio::any_completion_handler<signature> handler);
+  void submit_impl(const intent& i, submit_options options,
+                   boost::asio::any_completion_handler<signature> handler);
   void plan_impl(const intent& i, std::optional<std::string> depends_on,
                  boost::asio::any_completion_handler<void(std::error_code)> handler);
   std::shared_ptr<core> core_;

@@ -12,25 +12,60 @@
 
 #include "idem/transport.hpp"
 #include "idem/transport_error.hpp"
+#include "idem/version.hpp"
 
 namespace idem {
 
 /// TLS settings. Verification of the server's certificate and host name is always on: there is
 /// deliberately no option to turn it off. Empty paths mean the system's CA store.
 struct tls_options {
-  std::string ca_file;  ///< PEM bundle of trusted CAs (CURLOPT_CAINFO)
-  std::string ca_path;  ///< directory of hashed CA certificates (CURLOPT_CAPATH)
+  std::string ca_file{};  ///< PEM bundle of trusted CAs (CURLOPT_CAINFO)
+  std::string ca_path{};  ///< directory of hashed CA certificates (CURLOPT_CAPATH)
+  /// A client certificate for servers that ask for one (mutual TLS): a PEM file with the
+  /// certificate (and any intermediates after it), CURLOPT_SSLCERT. Empty: none is offered.
+  std::string client_cert_file{};
+  /// The PEM private key of `client_cert_file` (CURLOPT_SSLKEY); empty: the key is in
+  /// `client_cert_file` itself.
+  std::string client_key_file{};
+  /// The passphrase of an encrypted key (CURLOPT_KEYPASSWD); empty: the key is not encrypted.
+  /// Files that cannot be read, a wrong passphrase or a key that does not fit the certificate
+  /// fail every attempt before a request leaves (`not_sent`, `tls_failed`).
+  std::string client_key_password{};
+};
+
+/// Which HTTP proxy requests go through.
+///
+/// libcurl reads the environment unless told otherwise: `http_proxy` (lower case only, so that
+/// a CGI's `HTTP_PROXY` request header cannot choose it) for http:// URLs, `https_proxy` or
+/// `HTTPS_PROXY` for https:// URLs, `all_proxy` or `ALL_PROXY` for both, and `no_proxy` or
+/// `NO_PROXY` (host names, domains, IP addresses or CIDR ranges, comma-separated; `*` for all)
+/// for the hosts that go direct. What idem does with these fields:
+/// - `url` empty (the default): the environment decides, exactly as above;
+/// - `url` set: every request goes through it (CURLOPT_PROXY) and the proxy variables of the
+///   environment are not read; `no_proxy` of the environment still applies unless the field
+///   below or `ignore_environment` says otherwise;
+/// - `no_proxy` set: these hosts go direct (CURLOPT_NOPROXY), whatever the environment says;
+/// - `ignore_environment`: no variable is read at all; without `url` every request goes direct.
+/// https:// requests go through the proxy in a CONNECT tunnel, so TLS (and its verification)
+/// still runs end to end with the server; the proxy sees only the host and port.
+struct proxy_options {
+  /// e.g. "http://proxy.internal:3128" (credentials may be given in it:
+  /// "http://user:password@proxy:3128"); "socks5h://..." works too.
+  std::string url{};
+  std::string no_proxy{};  ///< e.g. "localhost,127.0.0.1,.internal"
+  bool ignore_environment = false;
 };
 
 struct curl_transport_options {
-  tls_options tls;
+  tls_options tls{};
+  proxy_options proxy{};
   /// Responses larger than this fail the attempt (`failure = unknown`: the request was sent).
   std::size_t max_response_bytes = 1024 * 1024;
   /// Upper bound for the TCP + TLS connect phase (further trimmed by the request's timeout).
   std::chrono::milliseconds connect_timeout{5'000};
   /// Connections kept open for reuse.
   long max_idle_connections = 16;
-  std::string user_agent = "idem/0.1";
+  std::string user_agent = "idem/" IDEM_VERSION_STRING;
 };
 
 /// Failures are reported with `transport_errc` codes (idem/transport_error.hpp). `not_sent` is

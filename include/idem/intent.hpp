@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "idem/business_lookup.hpp"
 #include "idem/idempotency_key.hpp"
 
 namespace idem {
@@ -18,20 +19,6 @@ namespace idem {
 struct operation {
   std::string method = "POST";
   std::string path;  ///< concrete path, e.g. "/v1/orders/ord_1/payments"
-};
-
-/// How to find the result of an intent by business ID when its answers were lost. A value (not
-/// a callback) so that a durable store can persist it and a resumed intent gets it back.
-struct business_lookup {
-  enum class kind {
-    none,              ///< no lookup: an intent that cannot be settled stays unresolved
-    order_created,     ///< GET /v1/orders?merchant_order_id=ID; found = an order with our content
-    payment_captured,  ///< GET /v1/orders/ID; found = it has a payment of our amount and currency
-    order_cancelled,   ///< GET /v1/orders/ID; found = its status is CANCELLED
-  };
-  kind what = kind::none;
-  std::string business_id;  ///< merchant_order_id, or the order id
-  friend bool operator==(const business_lookup&, const business_lookup&) = default;
 };
 
 /// An immutable intent. Copies share the same frozen data (cheap to copy, same key).

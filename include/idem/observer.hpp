@@ -1,11 +1,13 @@
 #pragma once
 /// @file
-/// Hooks for metrics and tracing, and the client's counters. Events never carry keys, bodies or
-/// credentials: an observer may log everything it is given.
+/// Hooks for metrics and tracing, and the client's counters. Events carry the intent's key (an
+/// opaque random value, not a secret: it is in every request) but never bodies or credentials:
+/// an observer may log everything it is given.
 
 #include <chrono>
 #include <cstdint>
 #include <string_view>
+#include <system_error>
 
 #include "idem/classify.hpp"
 #include "idem/outcome.hpp"
@@ -17,16 +19,20 @@ namespace idem {
 class observer {
  public:
   virtual ~observer() = default;
-  /// A write attempt starts (`attempt` counts from 1 within this submission).
-  virtual void on_attempt_started(std::string_view /*method*/, std::string_view /*path*/,
-                                  std::uint32_t /*attempt*/) {}
-  virtual void on_attempt_finished(attempt_class /*c*/, int /*status*/) {}
+  /// A write attempt of intent `key` starts (`attempt` counts from 1 within this submission).
+  virtual void on_attempt_started(std::string_view /*key*/, std::string_view /*method*/,
+                                  std::string_view /*path*/, std::uint32_t /*attempt*/) {}
+  /// It ended: its class, the HTTP status (0 if none) and, without a response, why
+  /// (`transport_error`, a transport_errc or std::errc::operation_canceled).
+  virtual void on_attempt_finished(std::string_view /*key*/, attempt_class /*c*/, int /*status*/,
+                                   std::error_code /*transport_error*/) {}
   /// The loop waits `delay` before the next attempt (backoff, Retry-After or budget).
-  virtual void on_backoff(std::chrono::milliseconds /*delay*/) {}
-  virtual void on_lookup_started() {}
+  virtual void on_backoff(std::string_view /*key*/, std::chrono::milliseconds /*delay*/) {}
+  virtual void on_lookup_started(std::string_view /*key*/) {}
   /// `found`: our result was found by business ID.
-  virtual void on_lookup_finished(bool /*found*/) {}
-  virtual void on_outcome(outcome_kind /*k*/, std::chrono::milliseconds /*elapsed*/) {}
+  virtual void on_lookup_finished(std::string_view /*key*/, bool /*found*/) {}
+  virtual void on_outcome(std::string_view /*key*/, outcome_kind /*k*/,
+                          std::chrono::milliseconds /*elapsed*/) {}
 };
 
 /// A snapshot of a client's counters.

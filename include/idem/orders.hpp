@@ -32,18 +32,26 @@ struct payment_request {
   std::string payment_method = "card";
 };
 
-/// `POST /v1/orders`; lookup: `GET /v1/orders?merchant_order_id=X`, found = that order with our
-/// amount, currency and items (another content means ours can never be created: rejected).
+/// The lookups of the orders API, as presets of the declarative lookup (business_lookup.hpp).
+/// `GET /v1/orders?merchant_order_id=X`, records at `/data`: the order whose merchant_order_id
+/// is X is ours when its amount, currency and items agree with ours (fields missing on either
+/// side are not compared); another order under X proves ours can never be created (rejected).
+[[nodiscard]] business_lookup order_created_lookup(std::string merchant_order_id);
+/// `GET /v1/orders/{id}`, records at `/payments`: a payment of our amount and currency.
+[[nodiscard]] business_lookup payment_captured_lookup(std::string order_id);
+/// `GET /v1/orders/{id}`: the order, ours when its status is CANCELLED.
+[[nodiscard]] business_lookup order_cancelled_lookup(std::string order_id);
+
+/// `POST /v1/orders`; lookup: order_created_lookup.
 [[nodiscard]] intent create(const order_request& req, key_format format = key_format::uuid_v4);
-/// `POST /v1/orders/{id}/payments`; lookup: `GET /v1/orders/{id}`, found = a payment of our
-/// amount and currency.
+/// `POST /v1/orders/{id}/payments`; lookup: payment_captured_lookup.
 [[nodiscard]] intent pay(const std::string& order_id, const payment_request& req,
                          key_format format = key_format::uuid_v4);
 /// The payment of `order`, planned before the order exists: key minted now, path
 /// `/v1/orders/{id}/payments` filled in from the created order (planned_intent::bind).
 [[nodiscard]] planned_intent plan_payment(const intent& order, const payment_request& req,
                                           key_format format = key_format::uuid_v4);
-/// `POST /v1/orders/{id}/cancel`; lookup: `GET /v1/orders/{id}`, found = status CANCELLED.
+/// `POST /v1/orders/{id}/cancel`; lookup: order_cancelled_lookup.
 [[nodiscard]] intent cancel(const std::string& order_id, const std::string& reason = {},
                             key_format format = key_format::uuid_v4);
 

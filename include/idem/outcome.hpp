@@ -9,6 +9,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "idem/http_headers.hpp"
+
 namespace idem {
 
 /// What became of an intent.
@@ -29,12 +31,15 @@ struct outcome_fields {
   int status = 0;              ///< status of the answer that decided it; 0 if none
   std::string body{};          ///< body of that answer
   std::string problem_type{};  ///< problem+json `type` of that answer, if any
+  header_list headers{};       ///< headers of that answer (request id, Location...)
   bool recovered_by_lookup = false;
   bool replayed = false;       ///< the server answered `Idempotent-Replayed: true`
   std::uint32_t attempts = 0;  ///< writes sent (POSTs started), lookups and polls excluded
   std::string key{};           ///< the intent's idempotency key
   std::chrono::milliseconds elapsed{0};
-  std::string error{};  ///< a client bug, e.g. "idempotency-key-mismatch"; empty otherwise
+  /// A client bug, e.g. "idempotency-key-mismatch", or "duplicate-business-id" when the lookup
+  /// proved that another intent owns the business ID; empty otherwise.
+  std::string error{};
   std::error_code last_transport_error{};
 };
 
@@ -51,6 +56,12 @@ class outcome {
   [[nodiscard]] int status() const noexcept { return f_.status; }
   [[nodiscard]] const std::string& body() const noexcept { return f_.body; }
   [[nodiscard]] const std::string& problem_type() const noexcept { return f_.problem_type; }
+  /// Headers of the deciding answer (for a lookup, the lookup's); empty if none.
+  [[nodiscard]] const header_list& headers() const noexcept { return f_.headers; }
+  /// The first header of the deciding answer named `name` (case-insensitive), or nullptr.
+  [[nodiscard]] const std::string* header(std::string_view name) const noexcept {
+    return find_header(f_.headers, name);
+  }
   [[nodiscard]] bool recovered_by_lookup() const noexcept { return f_.recovered_by_lookup; }
   [[nodiscard]] bool replayed() const noexcept { return f_.replayed; }
   /// Writes sent for this intent in this submission.

@@ -23,9 +23,10 @@ class planned_intent {
   static constexpr std::string_view placeholder = "{id}";
 
   /// Plans `method path_template` with `payload` after `prerequisite`, minting the key now.
-  /// `lookup` is the kind of lookup the bound intent gets, by the id that fills the path.
+  /// `lookup` is the lookup the bound intent gets; its `business_id` is the id that fills the
+  /// path.
   [[nodiscard]] static planned_intent create(std::string method, std::string path_template,
-                                             nlohmann::json payload, business_lookup::kind lookup,
+                                             nlohmann::json payload, business_lookup lookup,
                                              const intent& prerequisite,
                                              key_format format = key_format::uuid_v4);
   /// Rebuilds a plan read back from a store (a record with `path_bound == false`).

@@ -13,10 +13,9 @@
 #include <vector>
 
 #include "idem/classify.hpp"
+#include "idem/http_headers.hpp"
 
 namespace idem {
-
-using header_list = std::vector<std::pair<std::string, std::string>>;
 
 /// One HTTP request as the client builds it.
 struct http_request {

@@ -96,7 +96,6 @@ TEST(ClassifyTable, Row8_OtherClientErrorsAreRejectedAndFinal) {
       {404, "not-found"},
       {405, "method-not-allowed"},
       {409, "invalid-state-transition"},  // a business conflict other than the business ID
-      {409, ""},
       {410, ""},
       {413, "payload-too-large"},
       {415, ""},
@@ -109,6 +108,15 @@ TEST(ClassifyTable, Row8_OtherClientErrorsAreRejectedAndFinal) {
     expect_row(response(status, problem), attempt_class::rejected, false);
   }
   EXPECT_FALSE(may_have_executed(attempt_class::rejected));
+}
+
+TEST(ClassifyTable, A409Or425WithoutAKnownProblemIsInProgressNeverRejected) {
+  // Many servers say "the first request with this key is still running" with a bare 409 (or
+  // 425): reporting that as rejected would tell the user to order again.
+  for (std::string_view problem : {"", "about:blank", "conflict", "idempotency_key_in_use"}) {
+    expect_row(response(409, problem), attempt_class::in_progress, true);
+  }
+  expect_row(response(425), attempt_class::in_progress, true);
 }
 
 TEST(ClassifyTable, DuplicateBusinessIdIsABusinessConflictSettledByLookupNotByResending) {
@@ -128,6 +136,8 @@ TEST(Classify, EveryStatusFrom100To599WithoutAProblemFollowsTheTable) {
       expected = attempt_class::succeeded;
     } else if (status == 429) {
       expected = attempt_class::not_processed;
+    } else if (status == 409 || status == 425) {
+      expected = attempt_class::in_progress;
     } else if (status >= 400 && status <= 499 && status != 408) {
       expected = attempt_class::rejected;
     }
@@ -155,7 +165,7 @@ TEST(Classify, TransportFailureOverridesALeftoverStatus) {
 TEST(Classify, ProblemTypeMattersOnlyWithItsStatus) {
   EXPECT_EQ(classify(response(400, "idempotency-request-in-progress")), attempt_class::rejected);
   EXPECT_EQ(classify(response(422, "idempotency-request-in-progress")), attempt_class::rejected);
-  EXPECT_EQ(classify(response(409, "idempotency-key-mismatch")), attempt_class::rejected);
+  EXPECT_EQ(classify(response(409, "idempotency-key-mismatch")), attempt_class::in_progress);
   EXPECT_EQ(classify(response(422, "duplicate-business-id")), attempt_class::rejected);
   EXPECT_EQ(classify(response(500, "duplicate-business-id")), attempt_class::unknown);
   EXPECT_EQ(classify(response(201, "idempotency-key-mismatch")), attempt_class::succeeded);
@@ -174,14 +184,14 @@ TEST(Classify, ProblemTypesAreMatchedByNameUnderAnyBase) {
 }
 
 TEST(Classify, ProblemNamesAreCaseSensitive) {
-  EXPECT_EQ(classify(response(409, "Idempotency-Request-In-Progress")), attempt_class::rejected);
+  EXPECT_EQ(classify(response(409, "Duplicate-Business-Id")), attempt_class::in_progress);
   EXPECT_EQ(classify(response(422, "IDEMPOTENCY-KEY-MISMATCH")), attempt_class::rejected);
 }
 
 TEST(Classify, ANameThatMerelyEndsLikeAKnownOneIsNotIt) {
-  EXPECT_EQ(classify(response(409, "not-idempotency-request-in-progress")),
-            attempt_class::rejected);
-  EXPECT_EQ(classify(response(409, "duplicate-business-id-v2")), attempt_class::rejected);
+  EXPECT_EQ(classify(response(409, "not-duplicate-business-id")), attempt_class::in_progress);
+  EXPECT_EQ(classify(response(409, "duplicate-business-id-v2")), attempt_class::in_progress);
+  EXPECT_EQ(classify(response(422, "not-idempotency-key-mismatch")), attempt_class::rejected);
 }
 
 TEST(Classify, OnlyRetryableClassesResendTheSameKey) {

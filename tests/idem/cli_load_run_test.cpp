@@ -2,16 +2,19 @@
 // counted, and what Ctrl-C does to the intents waiting and in flight.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include "idem/client.hpp"
+#include "idem/orders.hpp"
 #include "idem/testing/fake_transport.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/load_run.hpp"
+#include "idem_cli/lookup_choice.hpp"
 
 namespace idem::cli {
 namespace {
@@ -36,8 +39,7 @@ class LoadRunTest : public ::testing::Test {
     });
   }
   void start(std::size_t orders, std::size_t concurrency, bool pay) {
-    args_ = {.url = "http://shop.test",
-             .token = "t",
+    args_ = {.common = {.url = "http://shop.test", .token = "t"},
              .orders = orders,
              .concurrency = concurrency,
              .pay = pay};
@@ -88,6 +90,16 @@ TEST_F(LoadRunTest, InterruptCancelsWhatIsInFlightAndNeverSendsWhatWaits) {
   EXPECT_EQ(s.counts.succeeded, 0u);
   EXPECT_EQ(net_->requests().size(), 3u);  // nothing was started after the interrupt
   EXPECT_EQ(exit_status_for(s.counts), exit_some_open);
+  // What Ctrl-C's notice lists: the keys of exactly the three that were sent.
+  ASSERT_EQ(s.unresolved_keys.size(), 3u);
+  for (const auto& r : net_->requests()) {
+    const std::string* key = find_header(r.headers, "Idempotency-Key");
+    ASSERT_NE(key, nullptr);
+    EXPECT_NE(std::find(s.unresolved_keys.begin(), s.unresolved_keys.end(), *key),
+              s.unresolved_keys.end())
+        << *key;
+  }
+  EXPECT_EQ(s.failures.count(outcome_kind::not_sent, "not started: interrupted"), 7u);
 }
 
 TEST_F(LoadRunTest, InterruptCountsThePaymentsOfOrdersNotYetPaidAsNotSent) {
@@ -119,6 +131,55 @@ TEST_F(LoadRunTest, ASecondInterruptOrOneAfterTheEndChangesNothing) {
   const load_summary s = run_->summary();
   EXPECT_FALSE(s.interrupted);
   EXPECT_EQ(s.counts.succeeded, 2u);
+}
+
+TEST_F(LoadRunTest, BeforeSubmitShapesEveryIntentJustBeforeItIsSent) {
+  answer_creates_and([] { return idem::testing::reply(201, R"({"status":"CAPTURED"})"); });
+  load_args args{.common = {.url = "http://shop.test", .token = "t"}, .orders = 2, .pay = true};
+  run_plan plan = load_plan(args);
+  std::vector<std::string> seen;
+  plan.before_submit = [&](const intent& i) {
+    seen.push_back(i.op().path);
+    return with_lookup({.none = true}, i);
+  };
+  run_ = std::make_unique<load_run>(std::move(plan), 2, client_, bar_, [this] { ++finished_; });
+  run_->start();
+  io_.poll();
+  ASSERT_EQ(finished_, 1);
+  EXPECT_EQ(run_->summary().counts.succeeded, 4u);
+  // The creates and, once bound to their orders, the payments.
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "/v1/orders"), 2);
+}
+
+TEST(LoadPlan, CreatesGoToThePathWithTheChosenLookupAndPaymentsFollowThem) {
+  const load_args args{.common = {.url = "http://h", .token = "t", .lookup = {.none = true}},
+                       .orders = 2,
+                       .pay = true,
+                       .path = "/api/v2/orders"};
+  const run_plan plan = load_plan(args);
+  ASSERT_EQ(plan.ready.size(), 2u);
+  for (const auto& i : plan.ready) {
+    EXPECT_EQ(i.op().method, "POST");
+    EXPECT_EQ(i.op().path, "/api/v2/orders");
+    EXPECT_FALSE(i.lookup().enabled());
+    EXPECT_EQ(i.lookup().business_id, i.payload()["merchant_order_id"]);
+  }
+  EXPECT_NE(plan.ready[0].key(), plan.ready[1].key());
+  ASSERT_EQ(plan.after.size(), 2u);
+  EXPECT_EQ(plan.after[0].depends_on(), plan.ready[0].key().str());
+  EXPECT_EQ(plan.url, "http://h");
+}
+
+TEST(LoadPlan, ByDefaultCreatesAreTheOrdersApisWithItsLookup) {
+  const load_args args{.common = {.url = "http://h", .token = "t"}, .orders = 1};
+  const run_plan plan = load_plan(args);
+  ASSERT_EQ(plan.ready.size(), 1u);
+  const auto& order = plan.ready[0];
+  EXPECT_EQ(order.op().path, "/v1/orders");
+  EXPECT_EQ(order.lookup(),
+            orders::order_created_lookup(order.payload()["merchant_order_id"].get<std::string>()));
+  EXPECT_TRUE(plan.after.empty());
 }
 
 }  // namespace

@@ -10,10 +10,12 @@
 #include <variant>
 #include <vector>
 
+#include "idem/orders.hpp"
 #include "idem_cli/command_line.hpp"
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/latency.hpp"
 #include "idem_cli/load_command.hpp"
+#include "idem_cli/lookup_choice.hpp"
 #include "idem_cli/progress_bar.hpp"
 #include "idem_cli/run_cli.hpp"
 #include "idem_cli/submit_command.hpp"
@@ -41,36 +43,43 @@ TEST(CliCommandLine, LoadFlagsAreParsedInBothForms) {
                                  "--pay", "--concurrency=8", "--deadline", "2m"});
   auto* load = std::get_if<load_args>(&cmd);
   ASSERT_NE(load, nullptr) << usage_message({});
-  EXPECT_EQ(load->url, "http://h:1");
-  EXPECT_EQ(load->token, "t");
+  EXPECT_EQ(load->common.url, "http://h:1");
+  EXPECT_EQ(load->common.token, "t");
   EXPECT_EQ(load->orders, 300u);
   EXPECT_TRUE(load->pay);
   EXPECT_EQ(load->concurrency, 8u);
-  EXPECT_EQ(load->deadline, 120s);
+  EXPECT_EQ(load->common.deadline, 120s);
 }
 
 TEST(CliCommandLine, LoadDefaultsFollowTheContract) {
-  auto cmd = parse_command_line({"load", "--url", "u", "--token", "t", "--orders", "1"});
+  auto cmd = parse_command_line({"load", "--url", "http://h", "--token", "t", "--orders", "1"});
   auto* load = std::get_if<load_args>(&cmd);
   ASSERT_NE(load, nullptr);
   EXPECT_EQ(load->concurrency, 16u);
   EXPECT_FALSE(load->pay);
-  EXPECT_EQ(load->deadline, 30s);
+  EXPECT_EQ(load->common.deadline, 30s);
+  EXPECT_EQ(load->path, "/v1/orders");
+  EXPECT_EQ(load->common.profile, "ietf");
+  EXPECT_FALSE(load->common.lookup.none);
+  EXPECT_FALSE(load->common.lookup.overrides());
+  EXPECT_TRUE(load->common.headers.empty());
+  EXPECT_EQ(load->common.cacert, "");
+  EXPECT_EQ(load->common.attempt_timeout, 0ms);  // the client's default
 }
 
 TEST(CliCommandLine, SubmitFlagsAreParsed) {
-  auto cmd = parse_command_line({"submit", "--url", "u", "--token", "t", "--method", "POST",
+  auto cmd = parse_command_line({"submit", "--url", "http://h", "--token", "t", "--method", "POST",
                                  "--path", "/v1/orders", "--data", order_json, "--business-id",
                                  "cli-1", "--deadline", "500ms"});
   auto* submit = std::get_if<submit_args>(&cmd);
   ASSERT_NE(submit, nullptr);
   EXPECT_EQ(submit->path, "/v1/orders");
   EXPECT_EQ(submit->business_id, "cli-1");
-  EXPECT_EQ(submit->deadline, 500ms);
+  EXPECT_EQ(submit->common.deadline, 500ms);
 }
 
 TEST(CliCommandLine, BadCommandLinesAreUsageErrors) {
-  const strings base = {"load", "--url", "u", "--token", "t"};
+  const strings base = {"load", "--url", "http://h", "--token", "t"};
   auto with = [&](strings extra) {
     strings all = base;
     all.insert(all.end(), extra.begin(), extra.end());
@@ -88,37 +97,38 @@ TEST(CliCommandLine, BadCommandLinesAreUsageErrors) {
   EXPECT_EQ(usage_message(with({"--orders", "1", "--deadline", "soon"})),
             "bad --deadline 'soon' (e.g. 30s, 500ms, 1m30s)");
   EXPECT_EQ(usage_message(with({"--orders", "1", "stray"})), "unexpected argument 'stray'");
-  EXPECT_EQ(usage_message({"submit", "--url", "u", "--token", "t", "--path", "/v1/orders", "--data",
-                           "{not json", "--business-id", "x"}),
+  EXPECT_EQ(usage_message({"submit", "--url", "http://h", "--token", "t", "--path", "/v1/orders",
+                           "--data", "{not json", "--business-id", "x"}),
             "--data is not valid JSON");
-  EXPECT_EQ(usage_message(
-                {"submit", "--url", "u", "--token", "t", "--path", "/v1/orders", "--data", "{}"}),
+  EXPECT_EQ(usage_message({"submit", "--url", "http://h", "--token", "t", "--path", "/v1/orders",
+                           "--data", "{}"}),
             "missing --business-id");
 }
 
 TEST(CliCommandLine, JournalFlagsAndCommands) {
   auto load = std::get<load_args>(parse_command_line(
-      {"load", "--url", "u", "--token", "t", "--orders", "1", "--journal", "j.db"}));
+      {"load", "--url", "http://h", "--token", "t", "--orders", "1", "--journal", "j.db"}));
   EXPECT_EQ(load.journal, "j.db");
   auto submit = std::get<submit_args>(
-      parse_command_line({"submit", "--url", "u", "--token", "t", "--path", "/v1/orders", "--data",
-                          "{}", "--business-id", "x", "--journal", "j.db"}));
+      parse_command_line({"submit", "--url", "http://h", "--token", "t", "--path", "/v1/orders",
+                          "--data", "{}", "--business-id", "x", "--journal", "j.db"}));
   EXPECT_EQ(submit.journal, "j.db");
-  auto resume =
-      std::get<resume_args>(parse_command_line({"resume", "--url", "u", "--token", "t", "--journal",
-                                                "j.db", "--concurrency", "4", "--deadline", "5s"}));
+  auto resume = std::get<resume_args>(
+      parse_command_line({"resume", "--url", "http://h", "--token", "t", "--journal", "j.db",
+                          "--concurrency", "4", "--deadline", "5s"}));
   EXPECT_EQ(resume.journal, "j.db");
   EXPECT_EQ(resume.concurrency, 4u);
-  EXPECT_EQ(resume.deadline, std::chrono::seconds(5));
+  EXPECT_EQ(resume.common.deadline, std::chrono::seconds(5));
   auto journal =
       std::get<journal_args>(parse_command_line({"journal", "--journal", "j.db", "--show", "k-1"}));
   EXPECT_EQ(journal.journal, "j.db");
   EXPECT_EQ(journal.show, "k-1");
   EXPECT_EQ(usage_message({"resume", "--journal", "j.db"}), "missing --token");
-  EXPECT_EQ(usage_message({"resume", "--url", "u", "--token", "t"}), "missing --journal");
+  EXPECT_EQ(usage_message({"resume", "--url", "http://h", "--token", "t"}), "missing --journal");
   EXPECT_EQ(usage_message({"journal"}), "missing --journal");
   EXPECT_EQ(usage_message({"journal", "--journal", "j.db", "--show="}), "--show needs a key");
-  EXPECT_EQ(usage_message({"journal", "--journal", "j.db", "--url", "u"}), "unknown flag --url");
+  EXPECT_EQ(usage_message({"journal", "--journal", "j.db", "--url", "http://h"}),
+            "unknown flag --url");
 }
 
 TEST(CliCommandLine, HelpIsNotAnError) {
@@ -129,10 +139,10 @@ TEST(CliCommandLine, HelpIsNotAnError) {
 // tested in tests/mock_server/duration_test.cpp), but only a positive duration.
 std::optional<std::chrono::milliseconds> load_deadline(const std::string& text) {
   auto cmd = parse_command_line(
-      {"load", "--url", "u", "--token", "t", "--orders", "1", "--deadline", text});
+      {"load", "--url", "http://h", "--token", "t", "--orders", "1", "--deadline", text});
   auto* load = std::get_if<load_args>(&cmd);
   if (load == nullptr) return std::nullopt;
-  return load->deadline;
+  return load->common.deadline;
 }
 
 TEST(CliDeadline, AcceptsTheSharedDurationForms) {
@@ -149,8 +159,8 @@ TEST(CliDeadline, RefusesGarbageAndZero) {
   for (const char* bad : {"", "s", "-1s", "1.5s", "1h30", "99999999999999999999h"}) {
     EXPECT_EQ(load_deadline(bad), std::nullopt) << bad;
   }
-  const strings base = {"submit",     "--url",  "u",  "--token",       "t", "--path",
-                        "/v1/orders", "--data", "{}", "--business-id", "x", "--deadline"};
+  const strings base = {"submit",     "--url",  "http://h", "--token",       "t", "--path",
+                        "/v1/orders", "--data", "{}",       "--business-id", "x", "--deadline"};
   for (const char* zero : {"0", "0s", "0ms", "0h0m"}) {
     strings args = base;
     args.emplace_back(zero);
@@ -249,6 +259,7 @@ TEST(CliSummary, OutcomeJsonWithoutAnswerHasNullsAndNamesAClientBug) {
   EXPECT_EQ(open["outcome"], "unresolved");
   EXPECT_TRUE(open["status"].is_null());
   EXPECT_TRUE(open["body"].is_null());
+  EXPECT_EQ(open["error"], "no answer");  // not succeeded: always says why
   const auto bug = to_json(outcome(outcome_fields{.kind = outcome_kind::rejected,
                                                   .status = 422,
                                                   .body = "not json",
@@ -272,11 +283,12 @@ TEST(CliProgress, DisabledBarWritesNothing) {
 }
 
 TEST(CliSubmit, LookupFollowsThePath) {
-  using kind = business_lookup::kind;
-  EXPECT_EQ(lookup_for("/v1/orders", "m-1").what, kind::order_created);
-  EXPECT_EQ(lookup_for("/v1/orders/ord_1/payments", "ord_1").what, kind::payment_captured);
-  EXPECT_EQ(lookup_for("/v1/orders/ord_1/cancel", "ord_1").what, kind::order_cancelled);
-  EXPECT_EQ(lookup_for("/v1/other", "x").what, kind::none);
+  EXPECT_EQ(lookup_for("/v1/orders", "m-1"), orders::order_created_lookup("m-1"));
+  EXPECT_EQ(lookup_for("/v1/orders/ord_1/payments", "ord_1"),
+            orders::payment_captured_lookup("ord_1"));
+  EXPECT_EQ(lookup_for("/v1/orders/ord_1/cancel", "ord_1"),
+            orders::order_cancelled_lookup("ord_1"));
+  EXPECT_FALSE(lookup_for("/v1/other", "x").enabled());
 }
 
 std::string url_of(const testing::running_server& server) {
@@ -285,13 +297,14 @@ std::string url_of(const testing::running_server& server) {
 
 TEST(CliSubmit, CreatesAnOrderAndPrintsItsOutcome) {
   testing::running_server server;
-  submit_args args{.url = url_of(server),
-                   .token = "shop-1",
+  submit_args args{.common = {.url = url_of(server), .token = "shop-1"},
                    .path = "/v1/orders",
                    .data = order_json,
                    .business_id = "cli-1"};
   std::ostringstream out;
-  EXPECT_EQ(run_submit(args, out), exit_all_succeeded);
+  std::ostringstream err;
+  EXPECT_EQ(run_submit(args, out, err), exit_all_succeeded);
+  EXPECT_EQ(err.str(), "");
   const auto j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["outcome"], "succeeded");
   EXPECT_EQ(j["status"], 201);
@@ -300,22 +313,28 @@ TEST(CliSubmit, CreatesAnOrderAndPrintsItsOutcome) {
 
 TEST(CliSubmit, ADefiniteFailureIsRejectedWithExitStatusOne) {
   testing::running_server server;
-  submit_args args{.url = url_of(server),
-                   .token = "shop-1",
+  submit_args args{.common = {.url = url_of(server), .token = "shop-1"},
                    .path = "/v1/orders/ord_missing/payments",
                    .data = R"({"amount_minor":1500,"currency":"EUR","payment_method":"card"})",
                    .business_id = "ord_missing"};
   std::ostringstream out;
-  EXPECT_EQ(run_submit(args, out), exit_some_rejected);
-  EXPECT_EQ(nlohmann::json::parse(out.str())["status"], 404);
+  std::ostringstream err;
+  EXPECT_EQ(run_submit(args, out, err), exit_some_rejected);
+  const auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["status"], 404);
+  // Why, in words: the status and the start of the problem the server answered.
+  EXPECT_TRUE(j["error"].get<std::string>().starts_with("HTTP 404 Not Found: {")) << j["error"];
+  EXPECT_TRUE(err.str().starts_with("idem-cli: rejected: HTTP 404 Not Found: {")) << err.str();
 }
 
 TEST(CliLoad, OrdersAndTheirPaymentsAllSucceed) {
   testing::running_server server;
   std::ostringstream progress_out;
-  const load_summary s = run_load(
-      {.url = url_of(server), .token = "shop-1", .orders = 20, .concurrency = 4, .pay = true},
-      progress_out, /*show_progress=*/false);
+  const load_summary s = run_load({.common = {.url = url_of(server), .token = "shop-1"},
+                                   .orders = 20,
+                                   .concurrency = 4,
+                                   .pay = true},
+                                  progress_out, /*show_progress=*/false);
   EXPECT_EQ(s.intents, 40u);
   EXPECT_EQ(s.counts.succeeded, 40u);
   EXPECT_EQ(exit_status_for(s.counts), exit_all_succeeded);
@@ -326,11 +345,18 @@ TEST(CliLoad, OrdersAndTheirPaymentsAllSucceed) {
 
 TEST(CliLoad, PaymentsOfOrdersThatNeverSucceededCountAsNotSent) {
   // Nothing listens on port 1: every create is not sent, so no payment is ever created.
-  const load_summary s = run_load(
-      {.url = "http://127.0.0.1:1", .token = "t", .orders = 3, .pay = true, .deadline = 1s},
-      std::cerr, /*show_progress=*/false);
+  const load_summary s =
+      run_load({.common = {.url = "http://127.0.0.1:1", .token = "t", .deadline = 1s},
+                .orders = 3,
+                .pay = true},
+               std::cerr, /*show_progress=*/false);
   EXPECT_EQ(s.intents, 6u);
   EXPECT_EQ(s.counts.not_sent, 6u);
+  EXPECT_EQ(s.failures.count(outcome_kind::not_sent, "connection refused (http://127.0.0.1:1)"),
+            3u);
+  EXPECT_EQ(
+      s.failures.count(outcome_kind::not_sent, "not submitted: its prerequisite did not succeed"),
+      3u);
   EXPECT_EQ(exit_status_for(s.counts), exit_some_open);
 }
 
@@ -348,7 +374,8 @@ cli_run run(const strings& args) {
 }
 
 TEST(CliRun, ABadFlagIsAUsageErrorOnStderrOnly) {
-  const auto r = run({"load", "--url", "u", "--token", "t", "--orders", "1", "--bogus", "1"});
+  const auto r =
+      run({"load", "--url", "http://h", "--token", "t", "--orders", "1", "--bogus", "1"});
   EXPECT_EQ(r.status, exit_usage);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, std::string("idem-cli: unknown flag --bogus\n\n") + usage_text());
@@ -383,7 +410,8 @@ TEST(CliRun, LoadAgainstADeadPortPrintsItsSummaryAndExitsThree) {
   const auto r = run(
       {"load", "--url", "http://127.0.0.1:1", "--token", "t", "--orders", "1", "--deadline", "1s"});
   EXPECT_EQ(r.status, exit_some_open);
-  EXPECT_EQ(r.err, "");  // no progress bar asked for, nothing went wrong with the command
+  // No progress bar asked for; why the intent did not succeed, counted.
+  EXPECT_EQ(r.err, "idem-cli: 1 not_sent: connection refused (http://127.0.0.1:1)\n");
   ASSERT_FALSE(r.out.empty());
   EXPECT_EQ(r.out.back(), '\n');
   EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line: " << r.out;

@@ -346,12 +346,22 @@ TEST_F(client_test, WorksWithDeferred) {
 
 class counting_observer final : public observer {
  public:
-  void on_attempt_started(std::string_view, std::string_view, std::uint32_t) override {
+  void on_attempt_started(std::string_view key, std::string_view, std::string_view,
+                          std::uint32_t) override {
     ++attempts;
+    keys.emplace_back(key);
   }
-  void on_backoff(std::chrono::milliseconds) override { ++backoffs; }
-  void on_lookup_started() override { ++lookups; }
-  void on_outcome(outcome_kind k, std::chrono::milliseconds) override { last = k; }
+  void on_attempt_finished(std::string_view, attempt_class, int status,
+                           std::error_code transport_error) override {
+    if (status == 0) errors.push_back(transport_error);
+  }
+  void on_backoff(std::string_view, std::chrono::milliseconds) override { ++backoffs; }
+  void on_lookup_started(std::string_view) override { ++lookups; }
+  void on_outcome(std::string_view, outcome_kind k, std::chrono::milliseconds) override {
+    last = k;
+  }
+  std::vector<std::string> keys;
+  std::vector<std::error_code> errors;
   int attempts = 0, backoffs = 0, lookups = 0;
   std::optional<outcome_kind> last;
 };
@@ -362,8 +372,10 @@ TEST_F(client_test, ObserverAndCountersSeeTheLoop) {
   opts.observer = obs;
   auto c = make_client(opts);
   net->respond([n = 0](const http_request&) mutable { return ++n < 3 ? reply(503) : reply(201); });
-  EXPECT_EQ(submit(*c, orders::create(sample_order())).kind(), outcome_kind::succeeded);
+  const auto order = orders::create(sample_order());
+  EXPECT_EQ(submit(*c, order).kind(), outcome_kind::succeeded);
   EXPECT_EQ(obs->attempts, 3);
+  EXPECT_EQ(obs->keys, std::vector<std::string>(3, order.key().str()));
   EXPECT_EQ(obs->backoffs, 2);
   EXPECT_EQ(obs->lookups, 0);
   EXPECT_EQ(obs->last, outcome_kind::succeeded);

@@ -93,13 +93,13 @@ TEST(intent_test, KeyIsMintedOnceAndRestoredUnchanged) {
   EXPECT_EQ(restored.key(), a.key());
   EXPECT_EQ(restored.body(), a.body());
   EXPECT_TRUE(restored.same_request(a));
-  EXPECT_EQ(a.lookup().what, business_lookup::kind::order_created);
+  EXPECT_EQ(a.lookup(), orders::order_created_lookup("m-1"));
   EXPECT_EQ(a.lookup().business_id, "m-1");
   EXPECT_EQ(a.op().path, "/v1/orders");
   EXPECT_EQ(a.key().str()[14], '7');  // the key_format option reaches the key
   auto p = orders::pay("ord_9", {.amount_minor = 10, .currency = "EUR"});
   EXPECT_EQ(p.op().path, "/v1/orders/ord_9/payments");
-  EXPECT_EQ(p.lookup().what, business_lookup::kind::payment_captured);
+  EXPECT_EQ(p.lookup(), orders::payment_captured_lookup("ord_9"));
   auto c = orders::cancel("ord_9");
   EXPECT_EQ(c.op().path, "/v1/orders/ord_9/cancel");
   EXPECT_EQ(c.body(), "{}");

@@ -369,7 +369,7 @@ TEST_F(curl_transport_test, EmptyPostSendsContentLengthZeroAndNoExpectOrInvented
   EXPECT_TRUE(req.starts_with("POST /empty HTTP/1.1\r\n")) << req;
   EXPECT_NE(req.find("\r\nContent-Length: 0\r\n"), std::string::npos) << req;
   EXPECT_NE(req.find("\r\nX-Trace: abc\r\n"), std::string::npos) << req;
-  EXPECT_NE(req.find("\r\nUser-Agent: idem/0.1\r\n"), std::string::npos) << req;
+  EXPECT_NE(req.find("\r\nUser-Agent: idem/" IDEM_VERSION_STRING "\r\n"), std::string::npos) << req;
   EXPECT_EQ(req.find("Expect:"), std::string::npos) << req;
   EXPECT_EQ(req.find("Content-Type:"), std::string::npos) << req;
   EXPECT_EQ(req.find("Transfer-Encoding:"), std::string::npos) << req;

@@ -45,13 +45,72 @@ std::int64_t query_int(const std::string& path, const std::string& sql) {
   return value;
 }
 
+// Runs one statement straight on the file, past the journal (closed meanwhile).
+void exec_sql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+TEST_F(sqlite_journal_test, ADeclarativeLookupSurvivesReopenExactly) {
+  const business_lookup lookup{.url = "/v2/invoices?ref={invoice_ref}&c={/customer/id}",
+                               .business_id = "inv-7",
+                               .select = "/results",
+                               .identify = "/ref",
+                               .match = {{"/total"},
+                                         {.pointer = "/sum", .payload_pointer = "/total"},
+                                         {.pointer = "/state", .equals = "paid"}},
+                               .conflict_on_other = true,
+                               .predicate = "same-customer"};
+  const auto i =
+      intent::create({"POST", "/v2/invoices"}, {{"invoice_ref", "inv-7"}, {"total", 10}}, lookup);
+  const auto none = intent::create({"POST", "/v2/notes"}, {{"n", 1}});
+  {
+    auto j = open();
+    ASSERT_TRUE(j);
+    ASSERT_FALSE(write_durable(*j, created(i)));
+    ASSERT_FALSE(write_durable(*j, created(none)));
+  }
+  auto j = open();
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->find(i.key())->what.lookup(), lookup);
+  EXPECT_EQ(j->find(none.key())->what.lookup(), business_lookup{});
+}
+
+TEST_F(sqlite_journal_test, FilesFromBeforeDeclarativeLookupsReadTheirPresetNames) {
+  const auto created_order = orders::create(sample_order("m-old"));
+  const auto paid = orders::pay("ord_7", {.amount_minor = 10, .currency = "EUR"});
+  const auto cancelled = orders::cancel("ord_8");
+  {
+    auto j = open();
+    ASSERT_TRUE(j);
+    for (const auto& what : {created_order, paid, cancelled}) {
+      ASSERT_FALSE(write_durable(*j, created(what)));
+    }
+  }
+  // What the previous format wrote in the column: the name of the orders lookup.
+  for (const auto& [what, name] :
+       {std::pair{created_order, "order_created"}, std::pair{paid, "payment_captured"},
+        std::pair{cancelled, "order_cancelled"}}) {
+    exec_sql(path(), "UPDATE intents SET lookup_kind = '" + std::string(name) + "' WHERE key = '" +
+                         what.key().str() + "'");
+  }
+  ASSERT_EQ(query_int(path(), "SELECT count(*) FROM intents WHERE lookup_kind NOT LIKE '{%'"), 3);
+  auto j = open();
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->find(created_order.key())->what.lookup(), orders::order_created_lookup("m-old"));
+  EXPECT_EQ(j->find(paid.key())->what.lookup(), orders::payment_captured_lookup("ord_7"));
+  EXPECT_EQ(j->find(cancelled.key())->what.lookup(), orders::order_cancelled_lookup("ord_8"));
+}
+
 TEST_F(sqlite_journal_test, RecordsAndTimelinesSurviveReopenWithExactBodyBytes) {
   // Bytes no serializer would produce (spaces, unsorted keys): a resume must send these.
   const std::string odd_body = R"({ "merchant_order_id":"m-odd",  "amount_minor" : 1500 })";
   const auto paid = orders::create(sample_order("m-paid"));
-  const auto lost =
-      *intent::restore_exact(idempotency_key::mint(), {"POST", "/v1/orders"}, odd_body,
-                             {business_lookup::kind::order_created, "m-odd"});
+  const auto lost = *intent::restore_exact(idempotency_key::mint(), {"POST", "/v1/orders"},
+                                           odd_body, orders::order_created_lookup("m-odd"));
   const auto fresh = orders::create(sample_order("m-fresh"));
   const std::string created_body(70 * 1024, 'x');  // over the 64 KiB the file keeps
   {
@@ -88,7 +147,7 @@ TEST_F(sqlite_journal_test, RecordsAndTimelinesSurviveReopenWithExactBodyBytes) 
   EXPECT_EQ(r->what.body(), odd_body);
   EXPECT_EQ(r->what.key(), lost.key());
   EXPECT_EQ(r->what.op().path, "/v1/orders");
-  EXPECT_EQ(r->what.lookup(), (business_lookup{business_lookup::kind::order_created, "m-odd"}));
+  EXPECT_EQ(r->what.lookup(), orders::order_created_lookup("m-odd"));
   EXPECT_EQ(r->principal, "sha256:principal-a");
   EXPECT_EQ(r->created_at, t0 + 1s);
   EXPECT_EQ(r->first_attempt_at, t0 + 5s);
@@ -187,7 +246,7 @@ TEST_F(sqlite_journal_test, PlannedIntentKeepsItsBoundPathAcrossReopen) {
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->path_bound);
   EXPECT_EQ(r->what.op().path, "/v1/orders/ord_7/payments");
-  EXPECT_EQ(r->what.lookup(), (business_lookup{business_lookup::kind::payment_captured, "ord_7"}));
+  EXPECT_EQ(r->what.lookup(), orders::payment_captured_lookup("ord_7"));
   EXPECT_EQ(r->what.body(), plan.draft().body());
   EXPECT_EQ(r->depends_on, order.key().str());
   EXPECT_EQ(kinds_of(j->timeline(plan.key())),

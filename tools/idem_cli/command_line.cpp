@@ -6,18 +6,60 @@
 #include <set>
 
 #include "common/duration.hpp"
+#include "idem/server_profile.hpp"
+#include "idem_cli/flag_checks.hpp"
 
 namespace idem::cli {
 namespace {
 
-// The flags one subcommand accepts: those that take a value and those that are switches.
+// The flags one subcommand accepts: those that take a value, those that may be given more than
+// once (with a value each), the switches, and the required ones.
 struct flag_spec {
   std::set<std::string> valued;
   std::set<std::string> switches;
   std::set<std::string> required;
+  std::set<std::string> repeatable{};
 };
 
-using flag_values = std::map<std::string, std::string>;
+// Every value given for each flag, in order (a switch: one empty value).
+class flag_values {
+ public:
+  [[nodiscard]] bool has(const std::string& name) const { return values_.count(name) != 0; }
+  /// The value of a flag given once ("" if absent).
+  [[nodiscard]] std::string get(const std::string& name) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? std::string() : it->second.front();
+  }
+  [[nodiscard]] std::vector<std::string> all(const std::string& name) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? std::vector<std::string>() : it->second;
+  }
+  void add(const std::string& name, std::string value) {
+    values_[name].push_back(std::move(value));
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> values_;
+};
+
+// The options common to submit, load and resume (contract section 9).
+const std::set<std::string> common_valued = {
+    "url",           "token",           "deadline", "profile",      "lookup", "lookup-url",
+    "lookup-select", "lookup-identify", "header",   "lookup-match", "cacert", "attempt-timeout"};
+const std::set<std::string> common_switches = {"lookup-conflict"};
+const std::set<std::string> common_repeatable = {"header", "lookup-match"};
+const std::set<std::string> common_required = {"url", "token"};
+
+flag_spec with_common(std::set<std::string> valued, std::set<std::string> switches,
+                      std::set<std::string> required) {
+  valued.insert(common_valued.begin(), common_valued.end());
+  switches.insert(common_switches.begin(), common_switches.end());
+  required.insert(common_required.begin(), common_required.end());
+  return {.valued = std::move(valued),
+          .switches = std::move(switches),
+          .required = std::move(required),
+          .repeatable = common_repeatable};
+}
 
 // Reads `--name value`, `--name=value` and `--switch` into `out`; returns an error message or "".
 std::string read_flags(const std::vector<std::string>& args, std::size_t first,
@@ -31,10 +73,10 @@ std::string read_flags(const std::vector<std::string>& args, std::size_t first,
       value = name.substr(eq + 1);
       name.resize(eq);
     }
-    if (out.count(name) != 0) return "--" + name + " given twice";
+    if (out.has(name) && spec.repeatable.count(name) == 0) return "--" + name + " given twice";
     if (spec.switches.count(name) != 0) {
       if (value) return "--" + name + " takes no value";
-      out[name] = "";
+      out.add(name, "");
       continue;
     }
     if (spec.valued.count(name) == 0) return "unknown flag --" + name;
@@ -42,11 +84,11 @@ std::string read_flags(const std::vector<std::string>& args, std::size_t first,
       if (n + 1 >= args.size()) return "--" + name + " needs a value";
       value = args[++n];
     }
-    out[name] = *value;
+    out.add(name, *value);
   }
   for (const auto& name : spec.required) {
-    if (out.count(name) == 0) return "missing --" + name;
-    if (out[name].empty()) return "--" + name + " must not be empty";
+    if (!out.has(name)) return "missing --" + name;
+    if (out.get(name).empty()) return "--" + name + " must not be empty";
   }
   return {};
 }
@@ -60,87 +102,164 @@ std::optional<std::size_t> parse_count(const std::string& text, std::size_t max)
   return value;
 }
 
-// --deadline: any duration the shared parser accepts (common/duration.hpp, the mock server's
-// forms too), as long as it is positive; an intent with no time at all could never be sent.
-std::string read_deadline(const std::string& text, std::chrono::milliseconds& out) {
+// A positive duration in any form the shared parser accepts (common/duration.hpp, the mock
+// server's forms too); an intent or attempt with no time at all could never be sent.
+std::string read_duration(const std::string& flag, const std::string& text,
+                          std::chrono::milliseconds& out) {
   const auto d = common::parse_duration(text);
-  if (!d) return "bad --deadline '" + text + "' (e.g. 30s, 500ms, 1m30s)";
-  if (*d <= std::chrono::milliseconds::zero()) return "--deadline must be positive";
+  if (!d) return "bad --" + flag + " '" + text + "' (e.g. 30s, 500ms, 1m30s)";
+  if (*d <= std::chrono::milliseconds::zero()) return "--" + flag + " must be positive";
   out = *d;
   return {};
 }
 
-// --concurrency (1 to 4096) and --deadline, where given.
-std::string read_concurrency_and_deadline(flag_values& flags, std::size_t& concurrency,
-                                          std::chrono::milliseconds& deadline) {
-  if (flags.count("concurrency") != 0) {
-    auto c = parse_count(flags["concurrency"], 4'096);
-    if (!c) return "bad --concurrency '" + flags["concurrency"] + "' (1 to 4096)";
-    concurrency = *c;
-  }
-  if (flags.count("deadline") != 0) return read_deadline(flags["deadline"], deadline);
+// --concurrency (1 to 4096), where given.
+std::string read_concurrency(const flag_values& flags, std::size_t& concurrency) {
+  if (!flags.has("concurrency")) return {};
+  auto c = parse_count(flags.get("concurrency"), 4'096);
+  if (!c) return "bad --concurrency '" + flags.get("concurrency") + "' (1 to 4096)";
+  concurrency = *c;
   return {};
 }
 
+// --lookup none, or --lookup-url with its companions.
+std::string read_lookup(const flag_values& flags, lookup_args& out) {
+  const bool custom = flags.has("lookup-url");
+  if (flags.has("lookup")) {
+    if (flags.get("lookup") != "none") {
+      return "bad --lookup '" + flags.get("lookup") + "' (only 'none'; or give --lookup-url)";
+    }
+    for (const char* name :
+         {"lookup-url", "lookup-select", "lookup-identify", "lookup-match", "lookup-conflict"}) {
+      if (flags.has(name)) return std::string("--lookup none and --") + name + " contradict";
+    }
+    out.none = true;
+    return {};
+  }
+  if (!custom) {
+    for (const char* name :
+         {"lookup-select", "lookup-identify", "lookup-match", "lookup-conflict"}) {
+      if (flags.has(name)) return std::string("--") + name + " needs --lookup-url";
+    }
+    return {};
+  }
+  business_lookup l;
+  l.url = flags.get("lookup-url");
+  if (l.url.empty()) return "--lookup-url must not be empty";
+  if (l.url.front() != '/') {
+    // An absolute URL: its origin must be one the transport can reach (the rest is a template).
+    const auto scheme_end = l.url.find("://");
+    const auto origin_end = scheme_end == std::string::npos
+                                ? std::string::npos
+                                : l.url.find_first_of("/?#", scheme_end + 3);
+    if (auto error = check_base_url("--lookup-url", l.url.substr(0, origin_end)); !error.empty()) {
+      return error + " (a path starting with '/', or an http(s) URL)";
+    }
+  }
+  l.select = flags.get("lookup-select");
+  l.identify = flags.get("lookup-identify");
+  for (const auto& [flag, pointer] :
+       {std::pair<std::string, std::string>{"--lookup-select", l.select},
+        {"--lookup-identify", l.identify}}) {
+    if (auto error = check_json_pointer(flag, pointer); !error.empty()) return error;
+  }
+  for (const auto& pointer : flags.all("lookup-match")) {
+    if (pointer.empty()) return "--lookup-match must not be empty";
+    if (auto error = check_json_pointer("--lookup-match", pointer); !error.empty()) return error;
+    l.match.push_back(lookup_rule{.pointer = pointer});
+  }
+  l.conflict_on_other = flags.has("lookup-conflict");
+  out.custom = std::move(l);
+  return {};
+}
+
+// The options common to submit, load and resume.
+std::string read_common(const flag_values& flags, common_args& out) {
+  out.url = flags.get("url");
+  out.token = flags.get("token");
+  if (auto error = check_base_url("--url", out.url); !error.empty()) return error;
+  if (flags.has("deadline")) {
+    if (auto error = read_duration("deadline", flags.get("deadline"), out.deadline);
+        !error.empty()) {
+      return error;
+    }
+  }
+  if (flags.has("attempt-timeout")) {
+    std::chrono::milliseconds timeout{};
+    if (auto error = read_duration("attempt-timeout", flags.get("attempt-timeout"), timeout);
+        !error.empty()) {
+      return error;
+    }
+    out.attempt_timeout = timeout;
+  }
+  if (flags.has("profile")) {
+    out.profile = flags.get("profile");
+    if (!server_profile::by_name(out.profile)) {
+      return "bad --profile '" + out.profile + "' (ietf, stripe or generic)";
+    }
+  }
+  for (const auto& line : flags.all("header")) {
+    std::pair<std::string, std::string> header;
+    if (auto error = parse_header_flag(line, header); !error.empty()) return error;
+    out.headers.push_back(std::move(header));
+  }
+  if (flags.has("cacert")) {
+    out.cacert = flags.get("cacert");
+    if (auto error = check_readable_file("--cacert", out.cacert); !error.empty()) return error;
+  }
+  return read_lookup(flags, out.lookup);
+}
+
 command parse_submit(const std::vector<std::string>& args) {
-  const flag_spec spec{
-      .valued = {"url", "token", "method", "path", "data", "business-id", "deadline", "journal"},
-      .switches = {},
-      .required = {"url", "token", "path", "data", "business-id"}};
+  const flag_spec spec = with_common({"method", "path", "data", "business-id", "journal"}, {},
+                                     {"path", "data", "business-id"});
   flag_values flags;
   if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
   submit_args out;
-  out.url = flags["url"];
-  out.token = flags["token"];
-  out.path = flags["path"];
-  out.data = flags["data"];
-  out.business_id = flags["business-id"];
-  out.journal = flags["journal"];
-  if (flags.count("method") != 0) out.method = flags["method"];
+  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
+  out.path = flags.get("path");
+  out.data = flags.get("data");
+  out.business_id = flags.get("business-id");
+  out.journal = flags.get("journal");
+  if (flags.has("method")) out.method = flags.get("method");
   if (out.method != "POST") return usage_error{"--method must be POST (submit sends writes)"};
   if (out.path.front() != '/') return usage_error{"--path must start with '/'"};
   if (!nlohmann::json::accept(out.data)) return usage_error{"--data is not valid JSON"};
-  if (flags.count("deadline") != 0) {
-    if (auto error = read_deadline(flags["deadline"], out.deadline); !error.empty()) {
-      return usage_error{error};
-    }
-  }
   return out;
 }
 
 command parse_load(const std::vector<std::string>& args) {
-  const flag_spec spec{.valued = {"url", "token", "orders", "concurrency", "deadline", "journal"},
-                       .switches = {"pay"},
-                       .required = {"url", "token", "orders"}};
+  const flag_spec spec =
+      with_common({"orders", "concurrency", "journal", "path"}, {"pay"}, {"orders"});
   flag_values flags;
   if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
   load_args out;
-  out.url = flags["url"];
-  out.token = flags["token"];
-  out.pay = flags.count("pay") != 0;
-  out.journal = flags["journal"];
-  auto orders = parse_count(flags["orders"], 10'000'000);
-  if (!orders) return usage_error{"bad --orders '" + flags["orders"] + "' (a count >= 1)"};
+  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
+  out.pay = flags.has("pay");
+  out.journal = flags.get("journal");
+  auto orders = parse_count(flags.get("orders"), 10'000'000);
+  if (!orders) return usage_error{"bad --orders '" + flags.get("orders") + "' (a count >= 1)"};
   out.orders = *orders;
-  if (auto error = read_concurrency_and_deadline(flags, out.concurrency, out.deadline);
-      !error.empty()) {
+  if (flags.has("path")) {
+    out.path = flags.get("path");
+    if (out.path.empty() || out.path.front() != '/') {
+      return usage_error{"--path must start with '/'"};
+    }
+  }
+  if (auto error = read_concurrency(flags, out.concurrency); !error.empty()) {
     return usage_error{error};
   }
   return out;
 }
 
 command parse_resume(const std::vector<std::string>& args) {
-  const flag_spec spec{.valued = {"url", "token", "journal", "concurrency", "deadline"},
-                       .switches = {},
-                       .required = {"url", "token", "journal"}};
+  const flag_spec spec = with_common({"journal", "concurrency"}, {}, {"journal"});
   flag_values flags;
   if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
   resume_args out;
-  out.url = flags["url"];
-  out.token = flags["token"];
-  out.journal = flags["journal"];
-  if (auto error = read_concurrency_and_deadline(flags, out.concurrency, out.deadline);
-      !error.empty()) {
+  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
+  out.journal = flags.get("journal");
+  if (auto error = read_concurrency(flags, out.concurrency); !error.empty()) {
     return usage_error{error};
   }
   return out;
@@ -150,8 +269,8 @@ command parse_journal(const std::vector<std::string>& args) {
   const flag_spec spec{.valued = {"journal", "show"}, .switches = {}, .required = {"journal"}};
   flag_values flags;
   if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
-  if (flags.count("show") != 0 && flags["show"].empty()) return usage_error{"--show needs a key"};
-  return journal_args{.journal = flags["journal"], .show = flags["show"]};
+  if (flags.has("show") && flags.get("show").empty()) return usage_error{"--show needs a key"};
+  return journal_args{.journal = flags.get("journal"), .show = flags.get("show")};
 }
 
 }  // namespace
@@ -170,29 +289,55 @@ command parse_command_line(const std::vector<std::string>& args) {
 const char* usage_text() noexcept {
   return R"(usage:
   idem-cli submit --url URL --token T [--method POST] --path /v1/orders --data JSON
-                  --business-id X [--deadline 30s] [--journal PATH]
+                  --business-id X [--journal PATH] [COMMON OPTIONS]
       One intent; prints its outcome as one JSON object. --business-id is the
       merchant_order_id for /v1/orders, the order id for its sub-resources.
-  idem-cli load --url URL --token T --orders N [--concurrency 16] [--pay] [--deadline 30s]
-                [--journal PATH]
-      N create-order intents with fresh merchant_order_ids (with --pay, a payment for each:
-      2N intents; a payment is submitted once its order succeeded, and counts as not_sent if
-      its order did not). Prints one JSON summary; a progress bar on stderr if it is a terminal.
-      With --journal the whole plan (every key already minted) is written down first.
-  idem-cli resume --url URL --token T --journal PATH [--deadline 30s] [--concurrency 16]
+  idem-cli load --url URL --token T --orders N [--concurrency 16] [--pay] [--path /v1/orders]
+                [--journal PATH] [COMMON OPTIONS]
+      N create-order intents with fresh merchant_order_ids, POSTed to --path (with --pay, a
+      payment for each through the mock server's payment route: 2N intents; a payment is
+      submitted once its order succeeded, and counts as not_sent if its order did not). Prints
+      one JSON summary; a progress bar on stderr if it is a terminal. With --journal the whole
+      plan (every key already minted) is written down first.
+  idem-cli resume --url URL --token T --journal PATH [--concurrency 16] [COMMON OPTIONS]
       Drives every intent of the journal that is not final to an end, each with its own key,
       under a fresh deadline. Same summary as load. Another token than the journal's: exit 2.
   idem-cli journal --journal PATH [--show KEY]
       {intents, succeeded, rejected, not_sent, unresolved} over the journal, or one intent's
       record and attempt timeline.
 
+common options (submit, load, resume):
+  --deadline 30s            the whole budget of each intent, lookup included
+  --attempt-timeout 10s     one attempt at most this long (never longer than the deadline)
+  --profile ietf|stripe|generic
+                            how the backend says in progress, key mismatch, conflict
+                            (default ietf, as the mock server speaks it)
+  --header 'Name: value'    sent on every request; repeatable. Not Authorization (--token)
+                            nor Idempotency-Key (minted per intent); no CR or LF
+  --cacert FILE             trust the CAs of this PEM file for https:// (default: the system's)
+  --lookup none             never look a result up by business ID (an intent whose answers
+                            were all lost then ends unresolved)
+  --lookup-url TEMPLATE     look results up with this GET instead of the preset (submit: by
+                            path; load: the creates), e.g. '/v1/orders?ref={business_id}';
+                            placeholders {business_id}, {field}, {/json/pointer} of the body.
+                            resume: every intent resumed gets it (each keeps its business ID);
+                            without it, each keeps the lookup it was written down with.
+    --lookup-select PTR     where the record (or list of records) is in the answer ("": all)
+    --lookup-identify PTR   the business ID in each record ("": every record is about it)
+    --lookup-match PTR      a field that must agree between record and body; repeatable
+    --lookup-conflict       a record with our business ID that is not ours rejects the intent
+  Proxies: libcurl's environment variables (http_proxy, https_proxy, all_proxy, no_proxy).
+
   Durations: <digits><unit> with unit ms, s, m, h or d, or several of them (1m30s); a bare
-  number is seconds; a deadline must be positive. A journal is a SQLite file that one process
-  at a time may use; its commits survive power loss.
+  number is seconds; a deadline must be positive. URLs: http:// or https:// only. A journal is
+  a SQLite file that one process at a time may use; its commits survive power loss.
+  Every outcome other than succeeded is explained on stderr (the last transport error or HTTP
+  answer) and, for submit, in the JSON's "error"; load and resume print counts per reason.
+  Ctrl-C cancels what is in flight and prints the keys of the unresolved intents.
 exit status: 0 every intent succeeded; 1 some rejected, none left open;
-             3 some unresolved or not sent; 2 usage error (also: a journal written with
-             another token); 4 could not start (curl or OpenSSL failed to initialise, or the
-             journal could not be opened: in use, damaged, read-only).
+             3 some unresolved or not sent; 2 usage error (a bad flag, a malformed URL,
+             a journal written with another token); 4 could not start (curl or OpenSSL failed
+             to initialise, or the journal could not be opened: in use, damaged, read-only).
 )";
 }
 

@@ -9,38 +9,62 @@
 #include <variant>
 #include <vector>
 
+#include "idem/business_lookup.hpp"
+#include "idem/http_headers.hpp"
+
 namespace idem::cli {
+
+/// How intents are looked up by business ID when their answers were lost: the preset of their
+/// kind (submit: from the path; load: the orders API's, by merchant_order_id), none at all
+/// (`--lookup none`), or the lookup given by `--lookup-url` and its companions.
+struct lookup_args {
+  bool none = false;  ///< --lookup none
+  /// --lookup-url TEMPLATE [--lookup-select PTR] [--lookup-identify PTR] [--lookup-match PTR]...
+  /// [--lookup-conflict]; its business_id is left empty (each intent brings its own). Not
+  /// enabled() (no URL): no custom lookup.
+  business_lookup custom{};
+  /// Any lookup flag was given: the preset is replaced.
+  [[nodiscard]] bool overrides() const noexcept { return none || custom.enabled(); }
+};
+
+/// The options `submit`, `load` and `resume` share (contract section 9).
+struct common_args {
+  std::string url;               ///< http:// or https://, checked with libcurl's URL parser
+  std::string token;             ///< sent as `Authorization: Bearer <token>`
+  std::string profile = "ietf";  ///< --profile: ietf, stripe or generic
+  lookup_args lookup{};
+  header_list headers{};  ///< --header 'Name: value', in the order given
+  std::string cacert{};   ///< --cacert: a readable PEM bundle; empty: the system's CAs
+  std::chrono::milliseconds deadline{30'000};
+  /// --attempt-timeout; zero: the client's default (10 s). Never more than the deadline.
+  std::chrono::milliseconds attempt_timeout{0};
+};
 
 /// `idem-cli submit`: one intent.
 struct submit_args {
-  std::string url;
-  std::string token;
+  common_args common;
   std::string method = "POST";
   std::string path;
   std::string data;  ///< the JSON body, validated as JSON by the parser
   std::string business_id;
-  std::chrono::milliseconds deadline{30'000};
   std::string journal{};  ///< empty: no journal (the intent lives in memory only)
 };
 
 /// `idem-cli load`: N create-order intents (and a payment each with --pay).
 struct load_args {
-  std::string url;
-  std::string token;
+  common_args common;
   std::size_t orders = 0;
   std::size_t concurrency = 16;
   bool pay = false;
-  std::chrono::milliseconds deadline{30'000};
+  std::string path = "/v1/orders";  ///< where the create-order bodies are POSTed
   std::string journal{};  ///< with a journal, the whole plan is written down before the first send
 };
 
 /// `idem-cli resume`: every intent of a journal that is not final, driven to an end.
 struct resume_args {
-  std::string url;
-  std::string token;
+  common_args common;
   std::string journal;
   std::size_t concurrency = 16;
-  std::chrono::milliseconds deadline{30'000};
 };
 
 /// `idem-cli journal`: counts over a journal, or one intent's timeline.
@@ -62,7 +86,9 @@ using command =
     std::variant<submit_args, load_args, resume_args, journal_args, help_request, usage_error>;
 
 /// Parses `args` (argv without the program name). Flags take `--name value` or `--name=value`;
-/// unknown, repeated or missing flags, bad numbers and bad durations are usage errors.
+/// only --header and --lookup-match may be repeated. Unknown, repeated or missing flags, bad
+/// numbers and durations, a URL libcurl cannot parse or that is not http(s), a malformed or
+/// forbidden header, an unreadable --cacert file and a bad JSON pointer are usage errors.
 [[nodiscard]] command parse_command_line(const std::vector<std::string>& args);
 
 /// The usage text printed with --help and after a usage error.

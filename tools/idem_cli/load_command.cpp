@@ -54,7 +54,7 @@ void write_plan(boost::asio::io_context& io, client& c, const run_plan& plan) {
 
 load_summary run_load(const load_args& args, std::ostream& progress_out, bool show_progress) {
   boost::asio::io_context io{1};
-  auto options = client_settings(args.url, args.token, args.deadline);
+  auto options = client_settings(args.common);
   options.observer = crash_observer_from_env(io.get_executor());
   if (!args.journal.empty()) options.store = open_journal_file(args.journal);
   client c{io.get_executor(), options};

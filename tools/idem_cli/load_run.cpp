@@ -4,7 +4,9 @@
 #include <optional>
 
 #include "idem/orders.hpp"
+#include "idem_cli/failure_words.hpp"
 #include "idem_cli/latency.hpp"
+#include "idem_cli/lookup_choice.hpp"
 
 namespace idem::cli {
 namespace {
@@ -31,11 +33,15 @@ orders::order_request order_number(const std::string& run, std::size_t n) {
 
 run_plan load_plan(const load_args& args) {
   run_plan plan;
+  plan.url = args.common.url;
   const std::string run = run_id();
   plan.ready.reserve(args.orders);
   for (std::size_t n = 0; n < args.orders; ++n) {
     const auto req = order_number(run, n);
-    plan.ready.push_back(orders::create(req));
+    const intent order = orders::create(req);
+    // The same body (and the key just minted, never sent) to --path, with the chosen lookup.
+    plan.ready.push_back(intent::restore(order.key(), {"POST", args.path}, order.payload(),
+                                         choose_lookup(args.common.lookup, order.lookup())));
     if (args.pay) {
       plan.after.push_back(orders::plan_payment(
           plan.ready.back(), {.amount_minor = req.amount_minor, .currency = req.currency}));
@@ -50,13 +56,15 @@ load_run::load_run(run_plan plan, std::size_t concurrency, client& c, progress_b
       client_(c),
       bar_(bar),
       on_finished_(std::move(on_finished)),
-      start_(clock::now()) {
+      start_(clock::now()),
+      before_submit_(std::move(plan.before_submit)),
+      url_(std::move(plan.url)) {
   total_ = plan.ready.size() + plan.after.size() + plan.never_sent;
   latencies_.reserve(total_);
   waiting_.assign(plan.ready.begin(), plan.ready.end());
   for (auto& p : plan.after)
     after_.emplace(p.depends_on(), std::move(p));
-  never_sent(plan.never_sent);
+  never_sent(plan.never_sent, "not submitted: its prerequisite can never succeed");
 }
 
 void load_run::start() {
@@ -68,7 +76,8 @@ void load_run::interrupt() {
   if (interrupted_ || finished_) return;
   interrupted_ = true;
   // Nothing waiting has left the client: nothing happened.
-  never_sent(waiting_.size() + after_.size());
+  never_sent(waiting_.size(), "not started: interrupted");
+  never_sent(after_.size(), "not started: interrupted before its prerequisite succeeded");
   waiting_.clear();
   after_.clear();
   // Each cancelled intent completes later, through on_outcome, like any other.
@@ -90,6 +99,8 @@ load_summary load_run::summary() const {
   s.p99 = percentile(samples, 99);
   s.elapsed = std::chrono::duration_cast<milliseconds>(clock::now() - start_);
   s.interrupted = interrupted_;
+  s.failures = failures_;
+  s.unresolved_keys = unresolved_keys_;
   return s;
 }
 
@@ -106,6 +117,7 @@ void load_run::fill() {
   while (!interrupted_ && in_flight_.size() < concurrency_ && !waiting_.empty()) {
     intent what = std::move(waiting_.front());
     waiting_.pop_front();
+    if (before_submit_) what = before_submit_(what);
     const auto started = clock::now();
     const std::uint64_t id = next_id_++;
     auto& signal = in_flight_[id] = std::make_unique<boost::asio::cancellation_signal>();
@@ -132,7 +144,9 @@ void load_run::on_outcome(std::uint64_t id, const intent& i, clock::time_point s
       waiting_.push_front(it->second.bind(*resource));
       continue;
     }
-    never_sent(1);  // it never leaves: nothing happened
+    // It never leaves: nothing happened.
+    never_sent(1, interrupted_ ? "not started: interrupted before its prerequisite succeeded"
+                               : "not submitted: its prerequisite did not succeed");
     if (o.kind() == outcome_kind::rejected) {
       // Its prerequisite can never succeed: it can never be sent.
       client_.store()->write(events::abandoned{.key = it->second.key(),
@@ -150,11 +164,16 @@ void load_run::count(const outcome& o) {
   ++done_;
   add(counts_, o.kind());
   if (o.recovered_by_lookup()) ++recovered_;
+  if (o.kind() == outcome_kind::succeeded) return;
+  // Without the body: bodies differ per intent, and the counts are what matters here.
+  failures_.add(o.kind(), failure_words(o, url_, /*with_body=*/false));
+  if (o.kind() == outcome_kind::unresolved) unresolved_keys_.push_back(o.key());
 }
 
-void load_run::never_sent(std::uint64_t n) {
+void load_run::never_sent(std::uint64_t n, const char* reason) {
   counts_.not_sent += n;
   done_ += n;
+  failures_.add(outcome_kind::not_sent, reason, n);
 }
 
 void load_run::check_finished() {

@@ -27,13 +27,22 @@ struct run_plan {
   std::vector<planned_intent> after;
   /// Intents counted as not_sent without being submitted (a resume's abandoned plans).
   std::uint64_t never_sent = 0;
+  /// Applied to each intent just before it is submitted (planned ones once bound), e.g. to give
+  /// a resumed intent the lookup of the command line; unset: the intents as they are.
+  std::function<intent(const intent&)> before_submit{};
+  /// Where the intents go, for the words of transport errors (e.g. "connection refused (URL)").
+  std::string url{};
 };
 
 /// `idem-cli load`'s plan: N orders with fresh merchant_order_ids (a random run ID plus a
-/// sequence number) and, with --pay, a planned payment for each (its key minted now).
+/// sequence number), POSTed to `args.path` with the lookup the command line chose (the orders
+/// API's preset by default) and, with --pay, a planned payment for each (its key minted now,
+/// its path and lookup the mock server's payment route).
 [[nodiscard]] run_plan load_plan(const load_args& args);
 
-/// Every member runs on the thread that runs the client's io_context. A planned intent is
+/// Every member runs on the thread that runs the client's io_context. Each intent that does not
+/// succeed is counted by why (failure_words; for one never submitted, why not), and the key of
+/// each that ends unresolved is kept (summary()). A planned intent is
 /// bound to its prerequisite's created resource and submitted ahead of the intents still waiting
 /// once the prerequisite succeeded; if the prerequisite did not succeed, it is never sent and
 /// counts as not_sent (written down as abandoned when the prerequisite was rejected: it can never
@@ -61,7 +70,7 @@ class load_run {
   void on_outcome(std::uint64_t id, const intent& i, std::chrono::steady_clock::time_point started,
                   outcome o);
   void count(const outcome& o);
-  void never_sent(std::uint64_t n);
+  void never_sent(std::uint64_t n, const char* reason);
   void check_finished();
 
   std::size_t concurrency_;
@@ -81,6 +90,10 @@ class load_run {
   outcome_counts counts_;
   std::uint64_t recovered_ = 0;
   std::vector<std::chrono::microseconds> latencies_;
+  std::function<intent(const intent&)> before_submit_;
+  std::string url_;
+  failure_tally failures_;
+  std::vector<std::string> unresolved_keys_;
 };
 
 }  // namespace idem::cli

@@ -6,6 +6,7 @@
 #include "idem_cli/crash_points.hpp"
 #include "idem_cli/journal_file.hpp"
 #include "idem_cli/load_command.hpp"
+#include "idem_cli/lookup_choice.hpp"
 
 namespace idem::cli {
 
@@ -52,7 +53,7 @@ run_plan resume_plan(intent_store& store, const std::string& principal, std::siz
 load_summary run_resume(const resume_args& args, std::ostream& progress_out, bool show_progress,
                         bool& foreign_token) {
   boost::asio::io_context io{1};
-  auto options = client_settings(args.url, args.token, args.deadline);
+  auto options = client_settings(args.common);
   options.observer = crash_observer_from_env(io.get_executor());
   options.store = open_journal_file(args.journal);
   client c{io.get_executor(), options};
@@ -60,6 +61,13 @@ load_summary run_resume(const resume_args& args, std::ostream& progress_out, boo
   run_plan plan = resume_plan(*options.store, c.principal(), foreign);
   foreign_token = foreign != 0;
   if (foreign_token) return {};
+  plan.url = args.common.url;
+  if (args.common.lookup.overrides()) {
+    // Every intent resumed gets the command line's lookup (its own business ID kept).
+    plan.before_submit = [choice = args.common.lookup](const intent& i) {
+      return with_lookup(choice, i);
+    };
+  }
   return run_plan_to_end(io, c, std::move(plan), args.concurrency, progress_out, show_progress);
 }
 

@@ -12,8 +12,21 @@
 #include "idem_cli/resume_command.hpp"
 #include "idem_cli/submit_command.hpp"
 #include "idem_cli/summary.hpp"
+#include "idem_cli/unresolved_notice.hpp"
 
 namespace idem::cli {
+namespace {
+
+// A load's or resume's summary on `out`; on `err` why intents did not succeed (counts per
+// reason) and, after Ctrl-C, the keys left unresolved.
+void report(const load_summary& s, const std::string& url, const std::string& journal,
+            std::ostream& out, std::ostream& err) {
+  s.failures.print(err);
+  if (s.interrupted) print_unresolved_notice(err, s.unresolved_keys, url, journal);
+  out << to_json(s).dump() << '\n';
+}
+
+}  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
             bool show_progress) {
@@ -29,10 +42,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             out << usage_text();
             return exit_all_succeeded;
           } else if constexpr (std::is_same_v<T, submit_args>) {
-            return run_submit(c, out);
+            return run_submit(c, out, err);
           } else if constexpr (std::is_same_v<T, load_args>) {
             const load_summary s = run_load(c, err, show_progress);
-            out << to_json(s).dump() << '\n';
+            report(s, c.common.url, c.journal, out, err);
             return exit_status_for(s.counts, s.intents);
           } else if constexpr (std::is_same_v<T, resume_args>) {
             bool foreign = false;
@@ -42,7 +55,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                      "resume them with that token\n";
               return exit_usage;
             }
-            out << to_json(s).dump() << '\n';
+            report(s, c.common.url, c.journal, out, err);
             return exit_status_for(s.counts, s.intents);
           } else {
             static_assert(std::is_same_v<T, journal_args>);

@@ -12,9 +12,13 @@ namespace idem::cli {
 /// - a usage error: "idem-cli: <what is wrong>" and the usage text on `err`, nothing on `out`,
 ///   exit_usage (2);
 /// - help: the usage text on `out`, 0;
-/// - submit: the outcome as one JSON line on `out`, the status of that outcome;
-/// - load: one JSON summary line on `out` (a progress bar on `err` if `show_progress`), the
-///   status of all its outcomes;
+/// - submit: the outcome as one JSON line on `out`, the status of that outcome; unless it
+///   succeeded, `idem-cli: <outcome>: <why>` on `err`;
+/// - load and resume: one JSON summary line on `out` (a progress bar on `err` if
+///   `show_progress`), the status of all their outcomes; on `err` a line per outcome and
+///   reason for those that did not succeed, with counts;
+/// - after Ctrl-C (submit, load, resume): the keys of the unresolved intents on `err`, one per
+///   line, and how to finish them;
 /// - setup failure (an exception, e.g. curl or OpenSSL unavailable): "idem-cli: <what>" on
 ///   `err`, exit_setup_failed (4). Outcomes never throw.
 [[nodiscard]] int run_cli(const std::vector<std::string>& args, std::ostream& out,

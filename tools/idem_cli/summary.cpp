@@ -1,5 +1,7 @@
 #include "idem_cli/summary.hpp"
 
+#include "idem_cli/failure_words.hpp"
+
 namespace idem::cli {
 namespace {
 
@@ -26,7 +28,7 @@ nlohmann::json to_json(const load_summary& s) {
   return j;
 }
 
-nlohmann::json to_json(const outcome& o) {
+nlohmann::json to_json(const outcome& o, std::string_view url) {
   nlohmann::json j = {{"outcome", std::string(to_string(o.kind()))},
                       {"status", nullptr},
                       {"recovered_by_lookup", o.recovered_by_lookup()},
@@ -40,7 +42,7 @@ nlohmann::json to_json(const outcome& o) {
     auto body = nlohmann::json::parse(o.body(), nullptr, /*allow_exceptions=*/false);
     j["body"] = body.is_discarded() ? nlohmann::json(o.body()) : std::move(body);
   }
-  if (!o.error().empty()) j["error"] = o.error();
+  if (auto why = failure_words(o, url); !why.empty()) j["error"] = std::move(why);
   return j;
 }
 

@@ -5,9 +5,13 @@
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "idem/outcome.hpp"
 #include "idem_cli/exit_status.hpp"
+#include "idem_cli/failure_tally.hpp"
 
 namespace idem::cli {
 
@@ -24,6 +28,9 @@ struct load_summary {
   std::chrono::microseconds p99{0};
   std::chrono::milliseconds elapsed{0};
   bool interrupted = false;  ///< stopped by Ctrl-C before every intent had run
+  /// Why the intents that did not succeed ended as they did (printed on stderr, not in JSON).
+  failure_tally failures{};
+  std::vector<std::string> unresolved_keys{};  ///< the keys of the intents that ended unresolved
 };
 
 /// `{intents, succeeded, rejected, not_sent, unresolved, recovered_by_lookup, attempts, retries,
@@ -32,8 +39,10 @@ struct load_summary {
 [[nodiscard]] nlohmann::json to_json(const load_summary& s);
 
 /// `{outcome, status, recovered_by_lookup, replayed, attempts, key, elapsed_ms, body}`, plus
-/// `error` when the outcome names a client bug. `status` is null when no answer decided it; `body`
-/// is the deciding answer's JSON (a string if it is not JSON, null if empty).
-[[nodiscard]] nlohmann::json to_json(const outcome& o);
+/// `error` for every outcome other than succeeded: the client bug it names if any (e.g.
+/// `idempotency-key-mismatch`), else why in words (failure_words, with `url` for a transport
+/// error). `status` is null when no answer decided it; `body` is the deciding answer's JSON (a
+/// string if it is not JSON, null if empty).
+[[nodiscard]] nlohmann::json to_json(const outcome& o, std::string_view url = {});
 
 }  // namespace idem::cli

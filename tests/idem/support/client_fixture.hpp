@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -25,6 +27,19 @@ inline const std::string* header_of(const http_request& r, std::string_view name
     if (k == name) return &v;
   }
   return nullptr;
+}
+
+// Answers POSTs from `posts` in order (the last one repeats) and GETs with `get` (default: an
+// empty list of orders).
+inline fake_transport::responder script(
+    std::vector<fake_reply> posts, std::function<fake_reply(const http_request&)> get = nullptr) {
+  auto n = std::make_shared<std::size_t>(0);
+  return [posts = std::move(posts), get = std::move(get), n](const http_request& r) {
+    if (r.method == "GET") return get ? get(r) : idem::testing::reply(200, R"({"data":[]})");
+    const auto i = std::min(*n, posts.size() - 1);
+    ++*n;
+    return posts[i];
+  };
 }
 
 inline orders::order_request sample_order(std::string merchant_order_id = "m-1") {
