@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages idem needs to build and test, if any is missing.
+# Installs the Debian 12 packages idem needs to build and test, if any is missing, then the npm
+# packages of the interop tests (tests/interop) if they are missing or older than their lock.
 # Idempotent and quiet when everything is there. Needs root (or sudo) only when it installs.
 set -euo pipefail
 
@@ -19,14 +20,30 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# npm: Debian's package, unless the nodejs installed brings its own (NodeSource's does, and
+# conflicts with Debian's npm).
+command -v npm >/dev/null || missing+=(npm)
 
-echo "setup: installing ${missing[*]}" >&2
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "setup: run as root to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: run as root to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# The interop tests' npm packages, pinned by tests/interop/package-lock.json. Without the
+# registry they cannot be had: say so once and go on (those tests then skip, saying why).
+interop="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/interop"
+if [ ! -d "$interop/node_modules" ] || [ "$interop/package-lock.json" -nt "$interop/node_modules" ]; then
+  if (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1); then
+    touch "$interop/node_modules"  # npm ci keeps old mtimes; this marks the lock as installed
+  else
+    rm -rf "$interop/node_modules"  # half an install would look complete to the next run
+    echo "setup: npm ci in tests/interop failed (no npm registry?): the interop tests will skip" >&2
+  fi
+fi
