@@ -8,162 +8,32 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/read_until.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <chrono>
-#include <condition_variable>
-#include <functional>
-#include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/run_cli.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
+#include "tests/support/background_io.hpp"
 #include "tests/support/cli_process.hpp"
+#include "tests/support/recording_listener.hpp"
 #include "tests/support/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/unused_port.hpp"
 
 namespace idem::cli {
 namespace {
 
-namespace asio = boost::asio;
-using asio::ip::tcp;
 using namespace std::chrono_literals;
 using strings = std::vector<std::string>;
 
-// An io_context run by a thread of its own, from construction to destruction.
-class background_io {
- public:
-  background_io() : thread_([this] { io_.run(); }) {}
-  ~background_io() {
-    guard_.reset();
-    io_.stop();
-    thread_.join();
-  }
-  background_io(const background_io&) = delete;
-  background_io& operator=(const background_io&) = delete;
-  asio::io_context& io() noexcept { return io_; }
-
- private:
-  asio::io_context io_;
-  asio::executor_work_guard<asio::io_context::executor_type> guard_ = asio::make_work_guard(io_);
-  std::thread thread_;
-};
-
-// What a request to the listener gets: a complete raw HTTP response, or nothing at all (the
-// connection is held open until the client gives up).
-using answer_policy = std::function<std::optional<std::string>(const std::string& head)>;
-
-std::string http_answer(int status, const std::string& body) {
-  return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: application/json\r\n" +
-         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
-// An HTTP/1.1 listener on 127.0.0.1:0 that records every request head and answers as its
-// policy says. Thread-safe: the test thread reads what it saw while it runs.
-class recording_listener {
- public:
-  explicit recording_listener(answer_policy policy)
-      : state_(std::make_shared<state>()),
-        acceptor_(std::make_shared<tcp::acceptor>(
-            bg_.io(), tcp::endpoint{asio::ip::make_address("127.0.0.1"), 0})) {
-    port_ = acceptor_->local_endpoint().port();
-    asio::co_spawn(bg_.io(), accept_loop(acceptor_, state_, std::move(policy)), asio::detached);
-  }
-
-  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  [[nodiscard]] strings heads() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->heads;
-  }
-  // Heads whose request line starts with `prefix` (e.g. "POST ", "GET /lookup").
-  [[nodiscard]] strings heads_starting(const std::string& prefix) const {
-    strings out;
-    for (auto& h : heads())
-      if (h.starts_with(prefix)) out.push_back(h);
-    return out;
-  }
-  // Waits until `n` requests arrived; false if `limit` passed first (a hang, not a timing).
-  bool wait_for_requests(std::size_t n, std::chrono::milliseconds limit = 30s) const {
-    std::unique_lock lock(state_->mutex);
-    return state_->arrived.wait_for(lock, limit, [&] { return state_->heads.size() >= n; });
-  }
-
- private:
-  struct state {
-    mutable std::mutex mutex;
-    std::condition_variable arrived;
-    strings heads;
-  };
-
-  static asio::awaitable<void> accept_loop(std::shared_ptr<tcp::acceptor> acceptor,
-                                           std::shared_ptr<state> st, answer_policy policy) {
-    for (;;) {
-      auto socket = std::make_shared<tcp::socket>(co_await asio::this_coro::executor);
-      boost::system::error_code ec;
-      co_await acceptor->async_accept(*socket, asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) co_return;
-      asio::co_spawn(co_await asio::this_coro::executor, serve(socket, st, policy), asio::detached);
-    }
-  }
-
-  static asio::awaitable<void> serve(std::shared_ptr<tcp::socket> socket, std::shared_ptr<state> st,
-                                     answer_policy policy) {
-    try {
-      std::string buffer;
-      for (;;) {
-        const auto end = co_await asio::async_read_until(*socket, asio::dynamic_buffer(buffer),
-                                                         "\r\n\r\n", asio::use_awaitable);
-        const std::string head = buffer.substr(0, end);
-        buffer.erase(0, end);
-        std::size_t length = 0;
-        if (auto at = head.find("Content-Length: "); at != std::string::npos) {
-          length = std::stoul(head.substr(at + 16));
-        }
-        if (buffer.size() < length) {
-          co_await asio::async_read(*socket, asio::dynamic_buffer(buffer),
-                                    asio::transfer_exactly(length - buffer.size()),
-                                    asio::use_awaitable);
-        }
-        buffer.erase(0, length);
-        {
-          std::lock_guard lock(st->mutex);
-          st->heads.push_back(head);
-        }
-        st->arrived.notify_all();
-        const auto answer = policy(head);
-        if (!answer) {
-          // Held: read until the client gives up on it.
-          char byte = 0;
-          for (;;)
-            co_await socket->async_read_some(asio::buffer(&byte, 1), asio::use_awaitable);
-        }
-        co_await asio::async_write(*socket, asio::buffer(*answer), asio::use_awaitable);
-      }
-    } catch (const boost::system::system_error&) {
-      // the client closed the connection
-    }
-  }
-
-  std::shared_ptr<state> state_;
-  background_io bg_;  // after state_: stopped (and its coroutines gone) before state_ goes
-  std::shared_ptr<tcp::acceptor> acceptor_;
-  std::uint16_t port_ = 0;
-};
+using testing::background_io;
+using testing::http_answer;
+using testing::recording_listener;
 
 std::optional<std::string> created(const std::string& head) {
   if (head.starts_with("POST ")) return http_answer(201, R"({"id":"ord_1","status":"CREATED"})");
@@ -219,16 +89,10 @@ std::string header_of(const std::string& head, const std::string& name) {
   return head.substr(start, head.find("\r\n", start) - start);
 }
 
-std::uint16_t dead_port() {
-  asio::io_context io;
-  tcp::acceptor a(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
-
 // --- saying why ----------------------------------------------------------------------------------
 
 TEST(CliBackend, SubmitToARefusedPortSaysWhyOnStderrAndInTheJson) {
-  const std::string url = "http://127.0.0.1:" + std::to_string(dead_port());
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::unused_port());
   const auto r = run(submit_to(url, {"--deadline", "1s"}));
   EXPECT_EQ(r.status, exit_some_open);
   const std::string why = "connection refused (" + url + "/v1/orders)";

@@ -5,44 +5,25 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
-#include <chrono>
-#include <optional>
 #include <string>
 
 #include "idem/curl_transport.hpp"
 #include "idem/transport_error.hpp"
+#include "tests/idem/support/send_and_wait.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
 
 namespace idem {
 namespace {
 
 namespace asio = boost::asio;
-using namespace std::chrono_literals;
 using test::tls::test_pki;
 using test::tls::tls_peer;
-
-template <class Done>
-bool run_until(asio::io_context& io, Done done, std::chrono::steady_clock::duration limit = 30s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    io.run_one_for(20ms);
-    if (io.stopped()) io.restart();
-  }
-  return true;
-}
 
 class curl_transport_client_cert_test : public ::testing::Test {
  protected:
   transport_result send(tls_options tls) {
     curl_transport t(io_.get_executor(), {.tls = std::move(tls)});
-    http_request req;
-    req.method = "GET";
-    req.url = peer_.url();
-    std::optional<transport_result> out;
-    t.async_send(std::move(req), [&](transport_result r) { out = std::move(r); });
-    EXPECT_TRUE(run_until(io_, [&] { return out.has_value(); })) << "no completion";
-    return out.value_or(transport_result{});
+    return test::send_and_wait(io_, t, test::get_request(peer_.url()));
   }
 
   tls_options with_client(std::string cert, std::string key = {}, std::string password = {}) {

@@ -14,8 +14,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/read_until.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
@@ -31,8 +29,11 @@
 
 #include "idem/transport_error.hpp"
 #include "src/curl_failure.hpp"
+#include "tests/idem/support/send_and_wait.hpp"
 #include "tests/support/api_client.hpp"
+#include "tests/support/read_http_request.hpp"
 #include "tests/support/running_server.hpp"
+#include "tests/support/unused_port.hpp"
 
 namespace idem {
 namespace {
@@ -41,32 +42,12 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 using namespace std::chrono_literals;
 
-// Turns a hang into a failure; never a timing assertion.
-constexpr auto hang_limit = 30s;
-
-// Runs `io` until `done()` holds (false if `limit` passed first).
-template <class Done>
-bool run_until(asio::io_context& io, Done done,
-               std::chrono::steady_clock::duration limit = hang_limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    io.run_one_for(20ms);
-    if (io.stopped()) io.restart();
-  }
-  return true;
-}
+using test::get_request;
+using test::hang_limit;
+using test::run_until;
 
 std::string url(std::uint16_t port, std::string_view target = "/") {
   return "http://127.0.0.1:" + std::to_string(port) + std::string(target);
-}
-
-http_request get(std::string u, std::chrono::milliseconds timeout = 10s) {
-  http_request r;
-  r.method = "GET";
-  r.url = std::move(u);
-  r.timeout = timeout;
-  return r;
 }
 
 http_request post(std::string u, std::string body, header_list headers = {},
@@ -82,12 +63,6 @@ curl_transport_options with_limit(std::size_t max_response_bytes) {
   curl_transport_options o;
   o.max_response_bytes = max_response_bytes;
   return o;
-}
-
-// A port where nothing listens: bound once (so it was free), then closed.
-std::uint16_t dead_port(asio::io_context& io) {
-  tcp::acceptor a(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -112,21 +87,8 @@ class peer_session {
 
   // Reads one request (head and Content-Length body); throws when the client goes away.
   asio::awaitable<std::string> read_request() {
-    const auto head_end = co_await asio::async_read_until(*socket_, asio::dynamic_buffer(buffer_),
-                                                          "\r\n\r\n", asio::use_awaitable);
-    std::string request = buffer_.substr(0, head_end);
-    buffer_.erase(0, head_end);
-    std::size_t length = 0;
-    if (auto at = request.find("Content-Length: "); at != std::string::npos) {
-      length = std::stoul(request.substr(at + 16));
-    }
-    if (buffer_.size() < length) {
-      co_await asio::async_read(*socket_, asio::dynamic_buffer(buffer_),
-                                asio::transfer_exactly(length - buffer_.size()),
-                                asio::use_awaitable);
-    }
-    request += buffer_.substr(0, length);
-    buffer_.erase(0, length);
+    const auto raw = co_await testing::read_http_request(*socket_, buffer_);
+    std::string request = raw.head + raw.body;
     state_->received.push_back(request);
     ++state_->requests;
     co_return request;
@@ -256,10 +218,7 @@ asio::awaitable<void> stall_the_tls_handshake(peer_session& s) {
 class curl_transport_test : public ::testing::Test {
  protected:
   transport_result send(transport& t, http_request req) {
-    std::optional<transport_result> out;
-    t.async_send(std::move(req), [&](transport_result r) { out = std::move(r); });
-    EXPECT_TRUE(run_until(io_, [&] { return out.has_value(); })) << "no completion";
-    return out.value_or(transport_result{});
+    return test::send_and_wait(io_, t, std::move(req));
   }
 
   asio::io_context io_;
@@ -270,7 +229,7 @@ class curl_transport_test : public ::testing::Test {
 TEST_F(curl_transport_test, GetReturnsTheResponse) {
   testing::running_server server;
   curl_transport t(io_.get_executor());
-  auto r = send(t, get(url(server.port(), "/healthz")));
+  auto r = send(t, get_request(url(server.port(), "/healthz")));
   ASSERT_FALSE(r.ec) << r.ec.message();
   EXPECT_EQ(r.failure, transport_failure::none);
   EXPECT_EQ(r.response.status, 200);
@@ -282,8 +241,8 @@ TEST_F(curl_transport_test, GetReturnsTheResponse) {
 TEST_F(curl_transport_test, SecondRequestReusesTheKeptAliveConnection) {
   testing::running_server server;
   curl_transport t(io_.get_executor());
-  auto first = send(t, get(url(server.port(), "/healthz")));
-  auto second = send(t, get(url(server.port(), "/healthz")));
+  auto first = send(t, get_request(url(server.port(), "/healthz")));
+  auto second = send(t, get_request(url(server.port(), "/healthz")));
   ASSERT_FALSE(first.ec) << first.ec.message();
   ASSERT_FALSE(second.ec) << second.ec.message();
   EXPECT_FALSE(first.reused_connection);
@@ -296,7 +255,7 @@ TEST_F(curl_transport_test, PooledConnectionDoesNotKeepTheIoContextBusy) {
   testing::running_server server;
   curl_transport t(io_.get_executor());
   bool done = false;
-  t.async_send(get(url(server.port(), "/healthz")), [&](transport_result r) {
+  t.async_send(get_request(url(server.port(), "/healthz")), [&](transport_result r) {
     done = true;
     EXPECT_FALSE(r.ec) << r.ec.message();
   });
@@ -304,7 +263,7 @@ TEST_F(curl_transport_test, PooledConnectionDoesNotKeepTheIoContextBusy) {
   EXPECT_TRUE(done);
   EXPECT_TRUE(io_.stopped()) << "something still waits on behalf of an idle connection";
   io_.restart();
-  auto second = send(t, get(url(server.port(), "/healthz")));
+  auto second = send(t, get_request(url(server.port(), "/healthz")));
   ASSERT_FALSE(second.ec) << second.ec.message();
   EXPECT_TRUE(second.reused_connection);
 }
@@ -330,7 +289,7 @@ TEST_F(curl_transport_test, PostWithBodyCreatesTheOrderAndReturnsItsHeaders) {
 TEST_F(curl_transport_test, ClientErrorIsAResponseNotAFailure) {
   testing::running_server server;
   curl_transport t(io_.get_executor());
-  auto r = send(t, get(url(server.port(), "/v1/orders/ord_nope")));  // no credentials
+  auto r = send(t, get_request(url(server.port(), "/v1/orders/ord_nope")));  // no credentials
   ASSERT_FALSE(r.ec) << r.ec.message();
   EXPECT_EQ(r.failure, transport_failure::none);
   EXPECT_EQ(r.response.status, 401);
@@ -406,7 +365,7 @@ TEST_F(curl_transport_test, InterimResponseHeadersAreNotTheFinalOnes) {
     co_await s.wait_for_client_close();
   });
   curl_transport t(io_.get_executor());
-  auto r = send(t, get(url(peer.port())));
+  auto r = send(t, get_request(url(peer.port())));
   ASSERT_FALSE(r.ec) << r.ec.message();
   EXPECT_EQ(r.response.status, 200);
   EXPECT_EQ(r.response.header("Link"), nullptr);
@@ -436,7 +395,7 @@ TEST_F(curl_transport_test, RedirectIsReturnedNotFollowed) {
 
 TEST_F(curl_transport_test, DeadPortIsNotSentConnectionRefused) {
   curl_transport t(io_.get_executor());
-  auto r = send(t, get(url(dead_port(io_))));
+  auto r = send(t, get_request(url(testing::unused_port())));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
   EXPECT_EQ(r.ec, transport_errc::connection_refused) << r.ec.message();
   EXPECT_EQ(r.ec, std::errc::connection_refused);
@@ -445,21 +404,21 @@ TEST_F(curl_transport_test, DeadPortIsNotSentConnectionRefused) {
 
 TEST_F(curl_transport_test, UnresolvableHostIsNotSent) {
   curl_transport t(io_.get_executor());
-  auto r = send(t, get("http://nonexistent.invalid/"));
+  auto r = send(t, get_request("http://nonexistent.invalid/"));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
   EXPECT_EQ(r.ec, transport_errc::resolve_failed) << r.ec.message();
 }
 
 TEST_F(curl_transport_test, UnsupportedSchemeIsNotSent) {
   curl_transport t(io_.get_executor());
-  auto r = send(t, get("file:///etc/passwd"));
+  auto r = send(t, get_request("file:///etc/passwd"));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
   EXPECT_EQ(r.ec, transport_errc::invalid_request) << r.ec.message();
 }
 
 TEST_F(curl_transport_test, NoTimeLeftIsNotSent) {
   curl_transport t(io_.get_executor());
-  auto r = send(t, get(url(dead_port(io_)), 0ms));
+  auto r = send(t, get_request(url(testing::unused_port()), 0ms));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
   EXPECT_EQ(r.ec, std::errc::timed_out);
 }
@@ -584,9 +543,9 @@ TEST_F(curl_transport_test, IdleConnectionClosedByServerIsNotReused) {
     co_await s.wait_for_client_close();
   });
   curl_transport t(io_.get_executor());
-  ASSERT_FALSE(send(t, get(url(peer.port()))).ec);
+  ASSERT_FALSE(send(t, get_request(url(peer.port()))).ec);
   ASSERT_TRUE(run_until(io_, [&] { return peer.state().closed_idle; }));
-  auto r = send(t, get(url(peer.port())));
+  auto r = send(t, get_request(url(peer.port())));
   ASSERT_FALSE(r.ec) << r.ec.message();
   EXPECT_EQ(r.response.status, 200);
   EXPECT_FALSE(r.reused_connection);
@@ -612,7 +571,7 @@ TEST_F(curl_transport_test, ReusedConnectionLostUnderTheRequestIsRetriedOrUnknow
     co_await s.wait_for_client_close();
   });
   curl_transport t(io_.get_executor());
-  ASSERT_FALSE(send(t, get(url(peer.port()))).ec);
+  ASSERT_FALSE(send(t, get_request(url(peer.port()))).ec);
   auto r = send(t, post(url(peer.port(), "/second"), "{}"));
   if (r.failure == transport_failure::none) {
     EXPECT_EQ(r.response.status, 200);
@@ -638,7 +597,7 @@ TEST_F(curl_transport_test, RefusedRetryAfterLosingAReusedConnectionIsUnknown) {
     s.reset();
   });
   curl_transport t(io_.get_executor());
-  ASSERT_FALSE(send(t, get(url(peer.port()))).ec);
+  ASSERT_FALSE(send(t, get_request(url(peer.port()))).ec);
   auto r = send(t, post(url(peer.port(), "/second"), "{}"));
   EXPECT_EQ(r.failure, transport_failure::unknown) << r.ec.message();
   EXPECT_EQ(peer.state().requests, 2);
@@ -651,8 +610,8 @@ TEST_F(curl_transport_test, HandlerIsNeverInvokedInline) {
   testing::running_server server;
   curl_transport t(io_.get_executor());
   for (auto req :
-       {get(url(server.port(), "/healthz")),  // a response
-        get(url(server.port()), 0ms), post(url(server.port()), "", {{"Bad Name", "x"}})}) {
+       {get_request(url(server.port(), "/healthz")),  // a response
+        get_request(url(server.port()), 0ms), post(url(server.port()), "", {{"Bad Name", "x"}})}) {
     bool returned = false;
     std::optional<bool> returned_when_called;
     t.async_send(req, [&](transport_result) { returned_when_called = returned; });
@@ -668,7 +627,7 @@ TEST_F(curl_transport_test, HandlerRunsOnItsAssociatedExecutor) {
   asio::io_context other;
   bool called = false;
   bool on_other = false;
-  t.async_send(get(url(server.port(), "/healthz")),
+  t.async_send(get_request(url(server.port(), "/healthz")),
                asio::bind_executor(other, [&](transport_result r) {
                  called = true;
                  on_other = other.get_executor().running_in_this_thread();
@@ -685,7 +644,7 @@ TEST_F(curl_transport_test, UseFutureWorks) {
   testing::running_server server;
   curl_transport t(io_.get_executor());
   std::future<transport_result> f =
-      t.async_send(get(url(server.port(), "/healthz")), asio::use_future);
+      t.async_send(get_request(url(server.port(), "/healthz")), asio::use_future);
   ASSERT_TRUE(run_until(io_, [&] { return f.wait_for(0s) == std::future_status::ready; }));
   auto r = f.get();
   EXPECT_FALSE(r.ec) << r.ec.message();
@@ -699,7 +658,8 @@ TEST_F(curl_transport_test, UseAwaitableWorks) {
   asio::co_spawn(
       io_,
       [&]() -> asio::awaitable<void> {
-        out = co_await t.async_send(get(url(server.port(), "/healthz")), asio::use_awaitable);
+        out =
+            co_await t.async_send(get_request(url(server.port(), "/healthz")), asio::use_awaitable);
       },
       asio::detached);
   ASSERT_TRUE(run_until(io_, [&] { return out.has_value(); }));
@@ -801,7 +761,7 @@ TEST_F(curl_transport_test, DestroyingBeforeAnythingRanCancelsAsNotSent) {
   auto t = std::make_unique<curl_transport>(io_.get_executor());
   std::vector<std::optional<transport_result>> results(10);
   for (int i = 0; i < 10; ++i) {
-    t->async_send(get(url(peer.port())),
+    t->async_send(get_request(url(peer.port())),
                   [&results, i](transport_result r) { results[i] = std::move(r); });
   }
   t.reset();
@@ -825,7 +785,7 @@ TEST_F(curl_transport_test, ManyConcurrentTransfersAllComplete) {
   int done = 0;
   for (int round = 0; round < 2; ++round) {
     for (int i = 0; i < n; ++i) {
-      t.async_send(get(url(server.port(), "/healthz")), [&](transport_result r) {
+      t.async_send(get_request(url(server.port(), "/healthz")), [&](transport_result r) {
         ++done;
         if (!r.ec && r.response.status == 200) ++ok;
       });

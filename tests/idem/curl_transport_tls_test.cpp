@@ -10,12 +10,11 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <chrono>
-#include <optional>
 #include <string>
 
 #include "idem/curl_transport.hpp"
 #include "idem/transport_error.hpp"
+#include "tests/idem/support/send_and_wait.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
 
 namespace idem {
@@ -23,32 +22,13 @@ namespace {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
-using namespace std::chrono_literals;
-
-template <class Done>
-bool run_until(asio::io_context& io, Done done, std::chrono::steady_clock::duration limit = 30s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    io.run_one_for(20ms);
-    if (io.stopped()) io.restart();
-  }
-  return true;
-}
-
 using test::tls::test_pki;
 using test::tls::tls_peer;
 
 class curl_transport_tls_test : public ::testing::Test {
  protected:
   transport_result send(transport& t, std::string url) {
-    http_request req;
-    req.method = "GET";
-    req.url = std::move(url);
-    std::optional<transport_result> out;
-    t.async_send(std::move(req), [&](transport_result r) { out = std::move(r); });
-    EXPECT_TRUE(run_until(io_, [&] { return out.has_value(); })) << "no completion";
-    return out.value_or(transport_result{});
+    return test::send_and_wait(io_, t, test::get_request(std::move(url)));
   }
 
   static curl_transport_options trusting(std::string ca_file, std::string ca_path = {}) {

@@ -31,6 +31,18 @@ std::vector<proxy_fault> draws(fault_plan plan, int n) {
   return out;
 }
 
+// The server executed the create for `key` once, though its client never got the answer: one
+// order on the books, and the same request sent again directly is a replay of it.
+void expect_executed_once(api_client& direct, const std::string& key,
+                          const std::string& merchant_order_id) {
+  EXPECT_EQ(stat(direct, "orders"), 1);
+  const auto replay = direct.post("/v1/orders", key, order_body(merchant_order_id));
+  ASSERT_TRUE(replay.ok()) << replay.ec.message();
+  EXPECT_EQ(replay.res.status, 201);
+  EXPECT_EQ(replay.res.header("Idempotent-Replayed"), "true");
+  EXPECT_EQ(stat(direct, "orders"), 1);
+}
+
 TEST(FaultPlan, TheSameSeedDrawsTheSameFaults) {
   const fault_proxy_options o{
       .drop_after_answer = 0.2, .drop_while_running = 0.2, .delay_answer = 0.2, .seed = 42};
@@ -83,12 +95,7 @@ TEST(FaultProxy, DropAfterAnswerLosesTheAnswerOfARequestTheServerExecuted) {
   EXPECT_EQ(proxy.counters().drop_after_answer, 1u);
   EXPECT_EQ(proxy.counters().answers_dropped, 1u);
   // The proxy had the answer before it closed: the order was committed.
-  EXPECT_EQ(stat(direct, "orders"), 1);
-  const auto replay = direct.post("/v1/orders", "k-drop", order_body("m-drop"));
-  ASSERT_TRUE(replay.ok()) << replay.ec.message();
-  EXPECT_EQ(replay.res.status, 201);
-  EXPECT_EQ(replay.res.header("Idempotent-Replayed"), "true");
-  EXPECT_EQ(stat(direct, "orders"), 1);
+  expect_executed_once(direct, "k-drop", "m-drop");
 }
 
 TEST(FaultProxy, DropWhileRunningClosesBeforeTheAnswerAndLetsTheHandlerFinish) {
@@ -109,11 +116,7 @@ TEST(FaultProxy, DropWhileRunningClosesBeforeTheAnswerAndLetsTheHandlerFinish) {
   ASSERT_TRUE(eventually([&] { return proxy.counters().answers_dropped == 1; }))
       << "the proxy did not read the server's answer to its end";
   EXPECT_EQ(proxy.counters().in_flight, 0u);
-  EXPECT_EQ(stat(direct, "orders"), 1);
-  const auto replay = direct.post("/v1/orders", "k-running", order_body("m-running"));
-  ASSERT_TRUE(replay.ok()) << replay.ec.message();
-  EXPECT_EQ(replay.res.status, 201);
-  EXPECT_EQ(replay.res.header("Idempotent-Replayed"), "true");
+  expect_executed_once(direct, "k-running", "m-running");
 }
 
 TEST(FaultProxy, DelayAnswerHoldsTheAnswerThenReturnsItWhole) {

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -19,6 +18,7 @@
 #include "tests/support/api_client.hpp"
 #include "tests/support/fault_rules.hpp"
 #include "tests/support/running_server.hpp"
+#include "tests/support/unused_port.hpp"
 
 namespace idem::test::live {
 
@@ -95,13 +95,8 @@ struct recording_observer final : observer {
   }
 };
 
-// A port on 127.0.0.1 where nothing listens: bound once by the OS, then released.
-inline std::uint16_t unused_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a{
-      io, boost::asio::ip::tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), 0}};
-  return a.local_endpoint().port();
-}
+// A port on 127.0.0.1 where nothing listens.
+using idem::testing::unused_port;
 
 // The server's books after one order was created exactly once.
 inline void expect_one_order(const nlohmann::json& stats) {

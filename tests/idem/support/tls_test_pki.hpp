@@ -1,8 +1,8 @@
 #pragma once
 // Shared by the HTTPS tests (curl_transport_tls_test, curl_transport_client_cert_test,
-// cli_tls_test): a test PKI made at test time with OpenSSL 3 (a CA, a server certificate, a
-// client certificate, all signed by the CA and written to a temporary directory) and a small
-// Asio TLS peer on 127.0.0.1 that answers every request with 200 "hello".
+// curl_transport_proxy_test, cli_backend_test): a test PKI made at test time with OpenSSL 3 (a CA,
+// a server certificate, a client certificate, all signed by the CA and written to a temporary
+// directory) and a small Asio TLS peer on 127.0.0.1 that answers every request with 200 "hello".
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -14,8 +14,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/read_until.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -27,6 +25,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tests/support/read_http_request.hpp"
 
 namespace idem::test::tls {
 
@@ -263,22 +263,8 @@ class tls_peer {
       }
       std::string buffer;
       for (;;) {
-        const auto end = co_await asio::async_read_until(*stream, asio::dynamic_buffer(buffer),
-                                                         "\r\n\r\n", asio::use_awaitable);
-        const std::string head = buffer.substr(0, end);
-        buffer.erase(0, end);
-        state->heads.push_back(head);
-        // A POST's body is read and dropped, so the next request starts where it should.
-        std::size_t length = 0;
-        if (auto at = head.find("Content-Length: "); at != std::string::npos) {
-          length = std::stoul(head.substr(at + 16));
-        }
-        if (buffer.size() < length) {
-          co_await asio::async_read(*stream, asio::dynamic_buffer(buffer),
-                                    asio::transfer_exactly(length - buffer.size()),
-                                    asio::use_awaitable);
-        }
-        buffer.erase(0, length);
+        const auto request = co_await idem::testing::read_http_request(*stream, buffer);
+        state->heads.push_back(request.head);  // a POST's body is read and dropped
         ++state->requests;
         co_await asio::async_write(
             *stream,
