@@ -1,5 +1,6 @@
 #include "idem/server_profile.hpp"
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -51,14 +52,22 @@ answer_meaning ietf_table(const answer_view& a) {
 }
 
 // Stripe: {"error": {"type": "...", "code": "...", ...}} and a Stripe-Should-Retry header.
+// A string member of `j`, or "" when it is missing or of another type (never throws).
+std::string string_member(const json& j, const char* name) {
+  auto it = j.find(name);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
 answer_meaning stripe_table(const answer_view& a) {
+  if (auto c = common_status(a.status); c && a.status < 400) return meaning(*c);
+  // Only an error answer carries an error object worth parsing the body for.
   auto body = json::parse(a.body, nullptr, /*allow_exceptions=*/false);
   std::string type;
   std::string code;
   if (body.is_object()) {
     if (auto e = body.find("error"); e != body.end() && e->is_object()) {
-      type = e->value("type", std::string{});
-      code = e->value("code", std::string{});
+      type = string_member(*e, "type");
+      code = string_member(*e, "code");
     }
   }
   std::string problem = code.empty() ? type : code;
@@ -84,11 +93,9 @@ answer_meaning stripe_table(const answer_view& a) {
 // True when a body (whatever its format) talks about the idempotency key.
 bool mentions_idempotency(std::string_view body) {
   constexpr std::string_view word = "idempotency";
-  if (body.size() < word.size()) return false;
-  for (std::size_t i = 0; i + word.size() <= body.size(); ++i) {
-    if (detail::ascii_iequals(body.substr(i, word.size()), word)) return true;
-  }
-  return false;
+  return !std::ranges::search(body, word, [](char x, char y) {
+            return detail::ascii_iequals(std::string_view(&x, 1), std::string_view(&y, 1));
+          }).empty();
 }
 
 // Bare status codes. 409 and 425 are ambiguous (the safety rule makes them in progress); 417

@@ -69,7 +69,9 @@ void submit_operation::on_poll_done(transport_result r) {
     return schedule_poll();
   }
   answer a;
-  a.status = response->value("status", 0);
+  // A status of the wrong type is no status (value() would throw on the strand).
+  auto status = response->find("status");
+  if (status != response->end() && status->is_number_integer()) a.status = status->get<int>();
   auto inner = response->find("body");
   if (inner != response->end() && inner->is_string()) {
     a.body = inner->get<std::string>();

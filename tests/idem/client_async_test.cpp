@@ -51,6 +51,26 @@ TEST_F(client_test, AcceptedIsPolledUntilFinal) {
   EXPECT_EQ(*polls, 3);
 }
 
+TEST_F(client_test, AMalformedStatusResourceIsNoAnswerNotACrash) {
+  auto opts = options();
+  opts.poll_interval = 1s;
+  opts.resend_interval = 20s;
+  auto c = make_client(opts);
+  auto polls = std::make_shared<int>(0);
+  net->respond([polls](const http_request& r) {
+    if (r.method == "POST")
+      return reply(202, R"({"state":"PROCESSING"})", {{"Location", "/v1/requests/req_1"}});
+    if (r.url.find("/v1/requests/") == std::string::npos) return reply(200, R"({"data":[]})");
+    if ((*polls)++ < 1) {
+      return reply(200, request_status("COMPLETED", {{"status", "201"}, {"body", "{}"}}).dump());
+    }
+    return reply(200, request_status("COMPLETED", {{"status", 201}, {"body", "{}"}}).dump());
+  });
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_GE(*polls, 2);
+}
+
 TEST_F(client_test, PollingResendsThePostWithTheSameKey) {
   auto opts = options();
   opts.poll_interval = 1s;

@@ -96,6 +96,10 @@ TEST(ServerProfile, StripeReadsErrorCodesAndShouldRetry) {
           {400, R"({"error":{"type":"invalid_request_error","code":"lock_timeout"}})",
            attempt_class::unknown, "", header_list{{"Stripe-Should-Retry", "true"}}},
           {500, R"({"error":{"type":"api_error"}})", attempt_class::unknown},
+          // An error object of the wrong shape is read as saying nothing, never thrown on.
+          {400, R"({"error":{"type":5,"code":["x"]}})", attempt_class::rejected},
+          {409, R"({"error":{"type":null,"code":{"a":1}}})", attempt_class::in_progress},
+          {402, R"({"error":"card_declined"})", attempt_class::rejected},
       });
 }
 
