@@ -2,8 +2,10 @@
 
 #include <cmath>
 
+#include "mock_server/admin_token.hpp"
 #include "mock_server/bearer_token.hpp"
 #include "mock_server/canonical_json.hpp"
+#include "mock_server/completer.hpp"
 #include "mock_server/problem.hpp"
 #include "mock_server/schema.hpp"
 #include "mock_server/stats_snapshot.hpp"
@@ -39,11 +41,19 @@ response clock(server_state& state, const request& req) {
   auto body = parse_json(req.body);
   if (!body || !body->is_object()) return bad_body("", "expected {\"advance_s\": N}");
   auto it = body->find("advance_s");
-  if (it == body->end() || !it->is_number() || it->get<double>() < 0 ||
-      !std::isfinite(it->get<double>())) {
-    return bad_body("advance_s", "must be a non-negative number of seconds");
+  constexpr double max_advance_s = server_clock::max_offset.count() / 1000.0;
+  const auto limits = "must be a number of seconds from 0 to " +
+                      std::to_string(static_cast<std::int64_t>(max_advance_s));
+  // Range-checked as a double before any conversion: llround of 1e300 is undefined behaviour.
+  if (it == body->end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
+      it->get<double>() < 0 || it->get<double>() > max_advance_s) {
+    return bad_body("advance_s", limits);
   }
-  state.clock.advance(std::chrono::milliseconds(std::llround(it->get<double>() * 1000.0)));
+  if (!state.clock.advance(std::chrono::milliseconds(std::llround(it->get<double>() * 1000.0)))) {
+    return bad_body("advance_s", "the clock's total offset may not pass " +
+                                     std::to_string(static_cast<std::int64_t>(max_advance_s)) +
+                                     " s (about 100 years)");
+  }
   // Leases and TTLs are measured on this clock: purge now and let waiters look again.
   state.reap();
   state.signals.notify_all();
@@ -69,7 +79,7 @@ response handle_admin(server_state& state, const request& req, const route_match
     res.set_header("WWW-Authenticate", "Bearer");
     return res;
   }
-  if (*token != state.options.admin_token) {
+  if (!is_admin_token(*token, state.options.admin_token)) {
     return make_problem(403, "forbidden", "this endpoint needs the admin token");
   }
   switch (route.id) {
@@ -79,6 +89,8 @@ response handle_admin(server_state& state, const request& req, const route_match
       return make_json(200, stats_snapshot(state));
     case route_id::mock_clock:
       return clock(state, req);
+    case route_id::mock_complete:
+      return make_json(200, {{"settled", complete_abandoned(state)}});
     case route_id::mock_reset:
       return reset(state);
     default:

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "mock_server/admin_api.hpp"
+#include "mock_server/admin_token.hpp"
 #include "mock_server/bearer_token.hpp"
 #include "mock_server/fingerprint.hpp"
 #include "mock_server/idempotent_post.hpp"
@@ -48,6 +49,13 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
     res.set_header("Allow", route.allow);
     co_return reply{.res = std::move(res)};
   }
+  if (req.method == "HEAD") {
+    // HEAD took the GET route: it is answered as that GET (fault rules for GET included), and
+    // the transport writes the answer's header without its content (RFC 9110 section 9.3.2).
+    request get = req;
+    get.method = "GET";
+    co_return co_await dispatch(state, get);
+  }
   switch (route.id) {
     case route_id::healthz:
       co_return reply{.res = make_json(200, {{"status", "ok"}})};
@@ -60,6 +68,7 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
     case route_id::mock_stats:
     case route_id::mock_clock:
     case route_id::mock_reset:
+    case route_id::mock_complete:
       co_return reply{.res = handle_admin(state, req, route)};
     default:
       break;
@@ -72,6 +81,15 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
     auto res = make_problem(401, "unauthenticated", "send Authorization: Bearer <token>");
     res.set_header("WWW-Authenticate", "Bearer");
     co_return reply{.res = std::move(res),
+                    .how = delivery::respond,
+                    .stall_for = {},
+                    .close = req.body_too_large};
+  }
+  // The admin token opens /_mock/* only. Accepted here, it would invite apps to be configured
+  // with it, and every proxy log of their requests would then hold the key to the admin API.
+  if (is_admin_token(*token, state.options.admin_token)) {
+    co_return reply{.res = make_problem(403, "forbidden",
+                                        "the admin token is not a tenant token; use your own"),
                     .how = delivery::respond,
                     .stall_for = {},
                     .close = req.body_too_large};

@@ -1,6 +1,7 @@
 // POST /v1/orders/{id}/cancel. A CREATED order is cancelled by a conditional update; a PAID one is
 // refunded through the provider first (refund key derived from the record's request_id, so a
-// takeover repeats the refund harmlessly), then cancelled.
+// takeover repeats the refund harmlessly), then cancelled. A CREATED order with a payment whose
+// charge is unresolved waits for that payment to settle first.
 #include "mock_server/operation.hpp"
 #include "mock_server/problem.hpp"
 
@@ -27,6 +28,11 @@ execution_result finish_cancelled(server_state& state, execution& exec, transact
 
 execution_result cancel_order(server_state& state, execution& exec) {
   auto o = state.orders.find_order(exec.principal, exec.resource_param);
+  if (o && o->status == "CREATED") {
+    // A payment whose charge is unresolved decides first whether there is money to refund.
+    if (auto busy = op::settle_payment_in_the_way(state, exec, *o)) return std::move(*busy);
+    o = state.orders.find_order(exec.principal, exec.resource_param);
+  }
   if (!o) {
     transaction txn{state.db};
     return op::finish(

@@ -40,12 +40,26 @@ std::optional<std::string> parse_listen(const std::string& value, server_options
   return std::nullopt;
 }
 
+// A whole number from 1 to the largest std::size_t, nothing else (no sign, no suffix).
+std::optional<std::string> parse_count(const std::string& flag, const std::string& value,
+                                       std::size_t& out) {
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (value.empty() || ec != std::errc{} || end != value.data() + value.size() || n == 0) {
+    return flag + ": expected a whole number of at least 1, not '" + value + "'";
+  }
+  out = n;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string usage() {
   return "usage: idem-mock-server --listen HOST:PORT --db PATH --admin-token TOKEN\n"
          "                        [--key-ttl 24h] [--lease 30s] [--faults FILE.json]\n"
          "                        [--async-after 2s] [--reaper-interval 5s] [--max-wait 10s]\n"
+         "                        [--completer-interval 5s]\n"
+         "                        [--max-connections 1024]\n"
          "  --listen        address to bind (default 127.0.0.1:0, any free port)\n"
          "  --db            SQLite file (default ./idem-mock.db; ':memory:' for a throwaway run)\n"
          "  --admin-token   bearer token for /_mock/* (required)\n"
@@ -54,7 +68,11 @@ std::string usage() {
          "  --faults        initial fault rules, as PUT to /_mock/faults\n"
          "  --async-after   with Prefer: respond-async, answer 202 after this long\n"
          "  --reaper-interval  how often expired records are purged\n"
+         "  --completer-interval  how often PROCESSING records whose lease expired are driven\n"
+         "                  to their end without their client (default 5s)\n"
          "  --max-wait      cap for Prefer: wait=N (at most 10s)\n"
+         "  --max-connections  connections served at once; one more is answered 503 with\n"
+         "                  Retry-After and closed\n"
          "The first line on stdout is 'listening on http://HOST:PORT'.\n";
 }
 
@@ -89,8 +107,12 @@ std::variant<command_line, std::string> parse_command_line(const std::vector<std
       error = duration_flag(out.options.async_after);
     } else if (flag == "--reaper-interval") {
       error = duration_flag(out.options.reaper_interval);
+    } else if (flag == "--completer-interval") {
+      error = duration_flag(out.options.completer_interval);
     } else if (flag == "--max-wait") {
       error = duration_flag(out.options.max_wait);
+    } else if (flag == "--max-connections") {
+      error = parse_count(flag, value, out.options.http.max_connections);
     } else if (flag == "--faults") {
       auto faults = read_faults(value);
       if (auto* e = std::get_if<std::string>(&faults)) return *e;
@@ -103,6 +125,9 @@ std::variant<command_line, std::string> parse_command_line(const std::vector<std
   if (out.options.admin_token.empty()) return "--admin-token is required";
   if (out.options.lease.count() <= 0) return "--lease must be positive";
   if (out.options.reaper_interval.count() <= 0) return "--reaper-interval must be positive";
+  if (out.options.completer_interval.count() <= 0) {
+    return "--completer-interval must be positive";
+  }
   return out;
 }
 

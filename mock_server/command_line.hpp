@@ -2,7 +2,7 @@
 // The command line of contract section 7:
 //   idem-mock-server --listen 127.0.0.1:0 --db PATH --admin-token TOKEN [--key-ttl 24h]
 //                    [--lease 30s] [--faults FILE.json] [--async-after 2s]
-//                    [--reaper-interval 5s] [--max-wait 10s]
+//                    [--reaper-interval 5s] [--max-wait 10s] [--max-connections 1024]
 
 #include <string>
 #include <variant>

@@ -18,6 +18,7 @@ execution_result create_order(server_state& state, execution& exec) {
       .items = body.at("items"),
       .status = "CREATED",
       .created_at_ms = state.clock.now_ms(),
+      .paying_record_id = std::nullopt,
   };
 
   transaction txn{state.db};

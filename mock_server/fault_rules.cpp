@@ -70,6 +70,9 @@ bool status_allowed(fault_kind k, std::int64_t status) {
 }
 
 constexpr auto int64_max = std::numeric_limits<std::int64_t>::max();
+// A day: longer than any client deadline, and far from where a timer's now + delay overflows
+// (INT64_MAX ms used to wrap into the past and fire at once).
+constexpr std::int64_t max_delay_ms = 86'400'000;
 
 // Parsing stops at the first error; the message names the field, e.g. "rules[1].times: ...".
 struct parse_error {
@@ -126,7 +129,7 @@ void parse_parameters(const json& rule, const std::string& prefix, fault_rule& o
   if (uses_delay(out.fault)) {
     if (const json* v = optional_member(rule, "delay_ms")) {
       out.delay =
-          std::chrono::milliseconds{non_negative_integer(*v, prefix + ".delay_ms", int64_max)};
+          std::chrono::milliseconds{non_negative_integer(*v, prefix + ".delay_ms", max_delay_ms)};
     }
   }
   if (uses_status(out.fault)) {

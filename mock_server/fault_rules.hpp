@@ -54,9 +54,9 @@ struct fault_config {
 /// integer (default 0); `rules` required array; each rule needs `fault` (one of the names in
 /// `fault_kind`); `match` optional object with optional string `method` and `route`;
 /// `probability` number in [0,1] (default 1); `times` integer >= 0 (default unlimited);
-/// `delay_ms` integer >= 0 (default 1000); `status` for status_before_processing must be one of
-/// 429, 500, 502, 503, 504 (default 503) and for status_after_commit one of 500, 502, 504
-/// (default 500); `retry_after_s` integer >= 0 (optional).
+/// `delay_ms` integer from 0 to 86400000, a day (default 1000); `status` for
+/// status_before_processing must be one of 429, 500, 502, 503, 504 (default 503) and for
+/// status_after_commit one of 500, 502, 504 (default 500); `retry_after_s` integer >= 0 (optional).
 [[nodiscard]] std::variant<fault_config, std::string> parse_fault_config(const nlohmann::json& j);
 
 /// The JSON form of a configuration (round-trips through parse_fault_config), with each rule's

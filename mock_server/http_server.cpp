@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/read_size.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 #include <cstdint>
@@ -28,6 +29,7 @@
 #include <variant>
 #include <vector>
 
+#include "mock_server/key_header.hpp"
 #include "mock_server/problem.hpp"
 
 namespace idem::mock {
@@ -54,6 +56,18 @@ constexpr auto accept_retry_pause = 100ms;
 constexpr auto lingering_close_limit = 2s;
 // The first read of a request (the one that ends the idle wait).
 constexpr std::size_t first_read_size = 4096;
+// The most one later read of a request asks for (as much as Beast's own reads).
+constexpr std::size_t read_chunk_size = 64 * 1024;
+
+// The most a connection buffers of what it has not parsed yet. Beast 1.81 parses a chunk-size
+// line (with its extensions) and the trailer section only once they are whole, and limits
+// neither: a line that never ends would grow an unbounded buffer for ever. Capped, such a line
+// ends the request (413) once it fills the buffer. A header block needs room up to header_limit
+// (Beast reports header_limit first); body data never waits here, the parser moves it into the
+// body as it comes.
+std::size_t read_buffer_limit(const http_server_options& o) {
+  return o.header_limit + first_read_size;
+}
 
 void log_error(std::string_view what, std::string_view detail) {
   std::cerr << "idem http_server: " << what << ": " << detail << '\n';
@@ -112,10 +126,29 @@ response bad_request(std::string detail) {
   return transport_problem(400, "validation-failed", "Validation Failed", std::move(detail));
 }
 
+// The answer to a chunked body whose framing (not its data) is too large.
+response framing_too_large(std::string detail) {
+  return transport_problem(413, "payload-too-large", "Payload Too Large", std::move(detail));
+}
+
+// The answer to a connection beyond max_connections.
+response at_capacity(const http_server_options& o) {
+  auto res = transport_problem(503, "unavailable", "Service Unavailable",
+                               "the server is serving its maximum of " +
+                                   std::to_string(o.max_connections) +
+                                   " connections; nothing was processed, try again");
+  res.set_header("Retry-After", "1");
+  return res;
+}
+
 using beast_request = http::request<http::string_body>;
 using beast_response = http::response<http::string_body>;
+using beast_request_parser = http::request_parser<http::string_body>;
 
-request to_request(beast_request& m, bool body_too_large) {
+// The request as its header section describes it, taken before the body is read: Beast adds
+// trailer fields to the same message, and a trailer field must not be merged into the header
+// section (RFC 9110 section 6.5.1), where the core would take it for a header.
+request request_head(const beast_request& m) {
   request r;
   r.method = std::string(m.method_string());
   r.target = std::string(m.target());
@@ -123,9 +156,6 @@ request to_request(beast_request& m, bool body_too_large) {
   for (const auto& field : m) {
     r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
-  // A body cut off at the limit is useless to the core, and keeping it would invite using it.
-  if (!body_too_large) r.body = std::move(m.body());
-  r.body_too_large = body_too_large;
   return r;
 }
 
@@ -184,6 +214,7 @@ struct session {
   asio::steady_timer force_timer;
   session_phase phase = session_phase::idle;
   bool forced = false;
+  bool refused = false;  ///< accepted beyond max_connections: answered 503, never served
 
   void close() noexcept { stream.close(); }
 
@@ -208,6 +239,20 @@ struct session {
 };
 
 enum class next_step { keep_alive, close };
+
+// How reading a request's body ended.
+enum class body_status {
+  complete,
+  too_large,          ///< the data crossed body_limit: the core still sees the request
+  framing_too_large,  ///< chunk-size lines, extensions or the trailer crossed their limits
+  malformed,          ///< a parse error: 400
+  gone,               ///< the peer left, the read timed out, or the server closed it
+};
+
+struct body_result {
+  body_status status = body_status::complete;
+  boost::system::error_code ec;
+};
 
 }  // namespace
 
@@ -234,17 +279,36 @@ struct http_server::state : std::enable_shared_from_this<state> {
   http_server_options options;
   asio::steady_timer accept_pause;
   asio::steady_timer grace_timer;
+  // The 503 answer of a connection beyond max_connections, built once.
+  response at_capacity_answer = at_capacity(options);
+  // Every open connection, served or refused.
   std::unordered_set<std::shared_ptr<session>> sessions;
+  // Those of `sessions` that are being refused (answered 503 and closed); they are not served.
+  std::size_t refusing = 0;
   std::vector<std::function<void()>> stop_callbacks;
   bool started = false;
   bool stopping = false;
 
+  [[nodiscard]] std::size_t served() const noexcept { return sessions.size() - refusing; }
+
+  // At the cap a new connection is accepted and answered 503 with Retry-After at once, then
+  // closed, rather than left unaccepted in the listen backlog. A client then learns in one round
+  // trip that nothing was processed and when to try again; left in the backlog, its connect
+  // succeeds (the kernel completes it) and its request waits unanswered until a slot frees or its
+  // timeout fires, which a client cannot tell from a request that was lost after it was processed.
+  // The refusal reads no request and runs no handler: a fixed answer, then the lingering close
+  // that lets the client read it. Refusals under way are capped too (at max_connections again);
+  // beyond that a connection is closed unanswered, which costs the server nothing.
   void start_session(tcp::socket socket) {
+    const bool refuse = served() >= options.max_connections;
+    if (refuse && refusing >= options.max_connections) return;  // closes with `socket`
     boost::system::error_code ec;
     // Responses are small and written in one go; Nagle would only add latency.
     socket.set_option(tcp::no_delay(true), ec);
     auto s = std::make_shared<session>(std::move(socket));
+    s->refused = refuse;
     sessions.insert(s);
+    if (refuse) ++refusing;
     asio::co_spawn(ex, run_session(shared_from_this(), std::move(s)), asio::detached);
   }
 
@@ -287,6 +351,8 @@ struct http_server::state : std::enable_shared_from_this<state> {
   static awaitable<void> accept_loop(std::shared_ptr<state> self);
   static awaitable<void> run_session(std::shared_ptr<state> self, std::shared_ptr<session> s);
   static awaitable<next_step> serve_one(state& st, session& s, beast::flat_buffer& buffer);
+  static awaitable<body_result> read_body(const state& st, session& s, beast::flat_buffer& buffer,
+                                          beast_request_parser& parser);
   static awaitable<reply> call_handler(const request_handler& handler, request req);
   static awaitable<void> wait_until_forced(session& s);
   static awaitable<void> answer_and_close(const state& st, session& s, response res);
@@ -317,13 +383,18 @@ awaitable<void> http_server::state::accept_loop(std::shared_ptr<state> self) {
 awaitable<void> http_server::state::run_session(std::shared_ptr<state> self,
                                                 std::shared_ptr<session> s) {
   try {
-    beast::flat_buffer buffer;
-    while (co_await serve_one(*self, *s, buffer) == next_step::keep_alive) {
+    if (s->refused) {
+      co_await answer_and_close(*self, *s, self->at_capacity_answer);
+    } else {
+      beast::flat_buffer buffer(read_buffer_limit(self->options));
+      while (co_await serve_one(*self, *s, buffer) == next_step::keep_alive) {
+      }
     }
   } catch (const std::exception& e) {
     log_error("connection failed", e.what());
   }
   s->close();
+  if (s->refused) --self->refusing;
   self->sessions.erase(s);
   self->maybe_finish_stop();
 }
@@ -346,12 +417,12 @@ awaitable<next_step> http_server::state::serve_one(state& st, session& s,
   // Content-Length while parsing the header, before the request could reach the core.
   s.phase = session_phase::busy;
   s.stream.expires_after(st.options.read_timeout);
-  http::request_parser<http::string_body> parser;
+  beast_request_parser parser;
   parser.header_limit(static_cast<std::uint32_t>(
       std::min<std::size_t>(st.options.header_limit, std::numeric_limits<std::uint32_t>::max())));
   parser.body_limit(boost::none);
   if (auto [ec, n] = co_await http::async_read_header(s.stream, buffer, parser, use_nothrow); ec) {
-    if (ec == http::error::header_limit) {
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
       co_await answer_and_close(
           st, s,
           transport_problem(431, "request-header-fields-too-large",
@@ -359,10 +430,22 @@ awaitable<next_step> http_server::state::serve_one(state& st, session& s,
                             "the request header block exceeds " +
                                 std::to_string(st.options.header_limit) + " bytes"));
     } else if (is_malformed_request(ec)) {
-      co_await answer_and_close(st, s, bad_request("malformed HTTP request: " + ec.message()));
+      const auto raw = buffer.data();
+      const std::string_view received{static_cast<const char*>(raw.data()), raw.size()};
+      // Built before the co_await, not as a conditional expression inside its argument: GCC 12
+      // destroys such a temporary twice in a coroutine.
+      response answer = bad_request("malformed HTTP request: " + ec.message());
+      if (has_key_line_with_control_character(received)) {
+        answer = transport_problem(400, "idempotency-key-invalid", "Bad Request",
+                                   "Idempotency-Key must be 1-255 visible ASCII characters, sent "
+                                   "once");
+      }
+      co_await answer_and_close(st, s, std::move(answer));
     }
     co_return next_step::close;
   }
+
+  request req = request_head(parser.get());
 
   // Body: never buffered past body_limit. An oversized body is not read at all (Content-Length)
   // or abandoned where it crosses the limit (chunked); the core still sees the request so that
@@ -376,20 +459,34 @@ awaitable<next_step> http_server::state::serve_one(state& st, session& s,
         co_return next_step::close;
       }
     }
-    parser.body_limit(st.options.body_limit);
-    if (auto [ec, n] = co_await http::async_read(s.stream, buffer, parser, use_nothrow); ec) {
-      if (ec == http::error::body_limit) {
+    const auto body = co_await read_body(st, s, buffer, parser);
+    switch (body.status) {
+      case body_status::complete:
+        break;
+      case body_status::too_large:
         too_large = true;
-      } else {
-        if (is_malformed_request(ec)) {
-          co_await answer_and_close(st, s, bad_request("malformed HTTP body: " + ec.message()));
-        }
+        break;
+      case body_status::framing_too_large:
+        co_await answer_and_close(
+            st, s,
+            framing_too_large("the chunked framing of the request (chunk-size lines, chunk "
+                              "extensions, trailer) exceeds " +
+                              std::to_string(st.options.framing_limit) +
+                              " bytes, or one line of it " +
+                              std::to_string(read_buffer_limit(st.options)) + " bytes"));
         co_return next_step::close;
-      }
+      case body_status::malformed:
+        co_await answer_and_close(st, s, bad_request("malformed HTTP body: " + body.ec.message()));
+        co_return next_step::close;
+      case body_status::gone:
+        co_return next_step::close;
     }
   }
+  // A body cut off at the limit is useless to the core, and keeping it would invite using it.
+  if (!too_large) req.body = std::move(parser.get().body());
+  req.body_too_large = too_large;
 
-  auto& message = parser.get();
+  const auto& message = parser.get();
   const unsigned version = message.version();
   const bool client_keep_alive = message.keep_alive();
   const bool is_head = message.method() == http::verb::head;
@@ -397,8 +494,7 @@ awaitable<next_step> http_server::state::serve_one(state& st, session& s,
   // The handler races only against a forced close, so that shutdown_grace bounds a handler that
   // waits for a long time; the race ends only once the handler has returned.
   using namespace asio::experimental::awaitable_operators;
-  auto outcome =
-      co_await (call_handler(st.handler, to_request(message, too_large)) || wait_until_forced(s));
+  auto outcome = co_await (call_handler(st.handler, std::move(req)) || wait_until_forced(s));
   if (outcome.index() != 0 || s.forced) co_return next_step::close;
   reply rep = std::get<0>(std::move(outcome));
 
@@ -430,6 +526,46 @@ awaitable<next_step> http_server::state::serve_one(state& st, session& s,
     s.close();
   }
   co_return next_step::close;
+}
+
+// Reads the body after the header, bounding memory and work: body data by body_limit (Beast
+// counts it), every other byte of a chunked body (chunk-size lines, extensions, the trailer) by
+// framing_limit, counted here since Beast counts none of them, and any one unparsed line by the
+// read buffer's cap. Without the count, chunk after tiny chunk, each with a long extension, would
+// stay within the buffer and the body limit while the server read and parsed without end. The
+// loop is Beast's read_some by hand: http::async_read_some goes on reading for as long as the
+// buffered bytes end inside a chunk-size line, so it would not come back to be counted. Every
+// parse takes at most one buffer, so a limit is overrun by at most that much.
+awaitable<body_result> http_server::state::read_body(const state& st, session& s,
+                                                     beast::flat_buffer& buffer,
+                                                     beast_request_parser& parser) {
+  parser.body_limit(st.options.body_limit);
+  parser.eager(true);
+  std::size_t consumed = 0;  // by the parser since the header: data and framing
+  for (;;) {
+    boost::system::error_code ec = http::error::need_more;
+    std::size_t used = 0;
+    if (buffer.size() > 0) {
+      used = parser.put(buffer.data(), ec);
+      buffer.consume(used);
+      consumed += used;
+    }
+    if (ec == http::error::body_limit) co_return body_result{body_status::too_large, ec};
+    const std::size_t framing = consumed - std::min(consumed, parser.get().body().size());
+    if (framing > st.options.framing_limit) {
+      co_return body_result{body_status::framing_too_large, {}};
+    }
+    if (ec && ec != http::error::need_more) co_return body_result{body_status::malformed, ec};
+    if (parser.is_done()) co_return body_result{};
+    if (!ec && used > 0 && buffer.size() > 0) continue;
+
+    const std::size_t room = beast::read_size(buffer, read_chunk_size);
+    // One chunk-size line, or the trailer section, fills the whole buffer unfinished.
+    if (room == 0) co_return body_result{body_status::framing_too_large, {}};
+    auto [read_ec, n] = co_await s.stream.async_read_some(buffer.prepare(room), use_nothrow);
+    if (read_ec) co_return body_result{body_status::gone, read_ec};  // eof: cut off mid-body
+    buffer.commit(n);
+  }
 }
 
 awaitable<reply> http_server::state::call_handler(const request_handler& handler, request req) {

@@ -16,9 +16,16 @@
 
 namespace idem::mock {
 
+/// What one connection may cost. Together the limits bound what one request makes the server read
+/// (about header_limit + body_limit + framing_limit bytes) and hold (a read buffer of
+/// header_limit + 4 KiB, in which any one chunk-size line and the trailer section must fit, plus
+/// the request), and max_connections bounds how many connections do so at once.
 struct http_server_options {
   std::size_t body_limit = 64 * 1024;    ///< larger bodies: request.body_too_large, then close
   std::size_t header_limit = 16 * 1024;  ///< larger header blocks: 431, then close
+  /// Chunked framing one request may carry besides its data: chunk-size lines with their
+  /// extensions and the trailer section. More: 413 payload-too-large, then close.
+  std::size_t framing_limit = 64 * 1024;
   /// Time allowed to read one whole request once its first byte arrived (header and body).
   std::chrono::milliseconds read_timeout{30'000};
   /// Time allowed to write one response.
@@ -27,6 +34,9 @@ struct http_server_options {
   std::chrono::milliseconds idle_timeout{60'000};
   /// On shutdown, how long in-flight requests get to finish before their connections are closed.
   std::chrono::milliseconds shutdown_grace{10'000};
+  /// Connections served at once. One beyond them is answered `503 unavailable` with
+  /// `Retry-After: 1` before its request is read, then closed.
+  std::size_t max_connections = 1024;
 };
 
 /// The core: turns one request into one reply. Runs on the server's executor; may suspend
@@ -35,7 +45,8 @@ struct http_server_options {
 using request_handler = std::function<boost::asio::awaitable<reply>(request)>;
 
 /// An HTTP/1.1 server. Keep-alive; one request at a time per connection (no pipelining of
-/// responses); malformed requests get `400` and the connection closes; the accept loop survives
+/// responses); `HEAD` answers go out without content; trailer fields never reach the handler as
+/// headers; malformed requests get `400` and the connection closes; the accept loop survives
 /// accept errors (e.g. EMFILE: it waits briefly and goes on). All work runs on the given
 /// executor, which should be single-threaded (an io_context run by one thread or a strand).
 /// Thread-safety: call every member from that executor's thread.
@@ -55,7 +66,7 @@ class http_server {
   /// finish and write its response (at most `shutdown_grace`), then calls `on_stopped` once
   /// every connection is gone. Calling it twice is harmless (the second callback is also called).
   void shutdown(std::function<void()> on_stopped);
-  /// Connections currently open.
+  /// Connections currently open: those served and those being refused at the cap.
   [[nodiscard]] std::size_t open_connections() const noexcept;
 
  private:

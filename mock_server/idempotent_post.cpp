@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <iostream>
 #include <utility>
 
 #include "mock_server/canonical_json.hpp"
+#include "mock_server/completer.hpp"
+#include "mock_server/execution_runner.hpp"
 #include "mock_server/fingerprint.hpp"
 #include "mock_server/ids.hpp"
 #include "mock_server/key_header.hpp"
+#include "mock_server/media_type.hpp"
 #include "mock_server/operation.hpp"
 #include "mock_server/order_validation.hpp"
 #include "mock_server/prefer_header.hpp"
@@ -45,6 +45,37 @@ std::optional<response> check_key(const request& req, std::string& key) {
 response validation_failed(std::vector<field_error> errors) {
   return make_problem(400, "validation-failed", "the request body is not valid",
                       {{"errors", to_json(errors)}});
+}
+
+// Contract section 1: bodies are JSON. A form or text body that happens to parse as JSON is
+// still not what the client meant to send.
+std::optional<response> check_content_type(const request& req) {
+  const bool ok =
+      req.header_count("Content-Type") == 1 && is_json_media_type(*req.header("Content-Type"));
+  if (ok) return std::nullopt;
+  auto res = make_problem(415, "unsupported-media-type",
+                          "send the body as Content-Type: application/json");
+  res.set_header("Accept-Post", "application/json");
+  return res;
+}
+
+// A payment must be for the order's amount, in its currency. The order's amount and currency
+// never change, so reading them before the claim is not check-then-insert. An unknown order is
+// left to the execution (a stored 404).
+std::vector<field_error> payment_matches_order(server_state& state, const std::string& principal,
+                                               const std::string& order_id,
+                                               const nlohmann::json& body) {
+  auto o = state.orders.find_order(principal, order_id);
+  if (!o) return {};
+  std::vector<field_error> errors;
+  if (body.at("amount_minor").get<std::int64_t>() != o->amount_minor) {
+    errors.push_back({"amount_minor", "must equal the order's amount_minor (" +
+                                          std::to_string(o->amount_minor) + ")"});
+  }
+  if (body.at("currency").get<std::string>() != o->currency) {
+    errors.push_back({"currency", "must equal the order's currency (" + o->currency + ")"});
+  }
+  return errors;
 }
 
 std::vector<field_error> validate(route_id route, const nlohmann::json& body) {
@@ -97,9 +128,9 @@ decision decide(server_state& state, const claim_request& claim, const std::stri
   } else if (record->state == record_state::completed) {
     d.what = verdict::replay;
     state.stats.increment("replays");
-  } else if (record->lease_expires_at_ms <= now &&
-             state.records.take_over(record->id, record->lease_owner, claim.lease_owner, now,
-                                     claim.lease_expires_at_ms)) {
+  } else if (record->lease_expires_at_ms <= claim.lease_now_ms &&
+             state.records.take_over(record->id, record->lease_owner, claim.lease_owner,
+                                     claim.lease_now_ms, claim.lease_expires_at_ms)) {
     d.what = verdict::execute;
     d.takeover = true;
     d.record = *state.records.find(claim.scope);
@@ -110,9 +141,9 @@ decision decide(server_state& state, const claim_request& claim, const std::stri
 
 // ---- answers ----
 
-response with_replay_marker(const stored_response& stored, bool replayed) {
+response replay(const stored_response& stored) {
   response res{.status = stored.status, .headers = stored.headers, .body = stored.body};
-  res.set_header("Idempotent-Replayed", replayed ? "true" : "false");
+  res.set_header("Idempotent-Replayed", "true");
   return res;
 }
 
@@ -123,116 +154,12 @@ response accepted(const std::string& request_id) {
 }
 
 response in_progress(server_state& state, const idempotency_record& record) {
-  auto left_ms = record.lease_expires_at_ms - state.clock.now_ms();
-  auto retry_after = std::clamp<std::int64_t>((left_ms + 999) / 1000, 1, 5);
-  auto res = make_problem(409, "idempotency-request-in-progress",
-                          "a request with this Idempotency-Key is still being processed",
-                          {{"request_id", record.request_id}});
-  res.set_header("Retry-After", std::to_string(retry_after));
-  state.stats.increment("in_progress_conflicts");
-  return res;
-}
-
-// ---- the execution, detached from the request that started it ----
-
-struct execution_task {
-  execution exec;
-  std::optional<reply> result;
-};
-
-reply reply_for(server_state& state, const execution& exec, const execution_result& result) {
-  switch (result.end) {
-    case execution_end::completed:
-      break;
-    case execution_end::abandoned:
-      return reply{.res = {}, .how = delivery::reset, .stall_for = {}, .close = true};
-    case execution_end::provider_timeout: {
-      auto res = make_problem(504, "unavailable", "the payment provider did not answer in time");
-      res.set_header("Retry-After", "1");
-      return reply{.res = std::move(res)};
-    }
-    case execution_end::lost_lease: {
-      // Someone took our record over; tell the client what the record says now.
-      auto record = state.records.find({exec.principal, "POST " + exec.route_template, exec.key});
-      if (record && record->state == record_state::completed && record->response) {
-        return reply{.res = with_replay_marker(*record->response, true)};
-      }
-      return reply{.res = record ? in_progress(state, *record)
-                                 : make_problem(500, "internal", "the request was lost")};
-    }
-  }
-  reply out{.res = with_replay_marker(result.response, false)};
-  auto rule =
-      state.faults.pick(fault_stage::after_commit, exec.method, exec.route_template, exec.path);
-  if (!rule) return out;
-  state.stats.increment("faults_injected");
-  switch (rule->fault) {
-    case fault_kind::drop_response_after_commit:
-      out.how = delivery::reset;
-      out.close = true;
-      break;
-    case fault_kind::status_after_commit:
-      out.res = make_problem(rule->status, rule->status == 500 ? "internal" : "unavailable",
-                             "injected fault: status after commit");
-      break;
-    case fault_kind::stall_after_commit:
-      out.how = delivery::stall;
-      out.stall_for = rule->delay;
-      break;
-    default:
-      break;
-  }
-  return out;
-}
-
-// After an unexpected failure: free the key if nothing happened yet, otherwise let the next
-// request take over from the recovery point.
-void give_up_record(server_state& state, const execution& exec) noexcept {
-  try {
-    if (exec.recovery_point.empty()) {
-      state.records.release(exec.record_id, exec.owner);
-    } else {
-      state.records.expire_lease(exec.record_id, exec.owner, state.clock.now_ms());
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "idem-mock-server: could not give up record: " << e.what() << '\n';
-  }
-}
-
-asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<execution_task> task) {
-  auto& exec = task->exec;
-  if (auto rule =
-          state.faults.pick(fault_stage::execution, exec.method, exec.route_template, exec.path)) {
-    state.stats.increment("faults_injected");
-    if (rule->fault == fault_kind::delay) {
-      asio::steady_timer timer{co_await asio::this_coro::executor, rule->delay};
-      boost::system::error_code ec;
-      co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    } else if (rule->fault == fault_kind::crash_during_processing) {
-      exec.crash = true;
-    }
-  }
-  try {
-    // A slow executor (delay fault) may have lost its lease meanwhile: it must not act at all,
-    // not even ask the provider to refund what the new owner charged under the same key.
-    auto result = state.records.is_owner(exec.record_id, exec.owner)
-                      ? run_operation(state, exec)
-                      : execution_result{.end = execution_end::lost_lease, .response = {}};
-    if (result.end == execution_end::provider_timeout) {
-      state.records.expire_lease(exec.record_id, exec.owner, state.clock.now_ms());
-    }
-    task->result = reply_for(state, exec, result);
-  } catch (const std::exception& e) {
-    std::cerr << "idem-mock-server: execution failed: " << e.what() << '\n';
-    give_up_record(state, exec);
-    task->result =
-        reply{.res = make_problem(500, "internal", "the server failed to store the result")};
-  }
-  state.signals.notify(exec.record_id);
+  return op::in_progress(state, record.lease_expires_at_ms, record.request_id,
+                         "a request with this Idempotency-Key is still being processed");
 }
 
 steady_clock::time_point lease_end_as_steady(server_state& state, const idempotency_record& r) {
-  auto left = std::max<std::int64_t>(0, r.lease_expires_at_ms - state.clock.now_ms());
+  auto left = std::max<std::int64_t>(0, r.lease_expires_at_ms - state.clock.lease_now_ms());
   return steady_clock::now() + std::chrono::milliseconds(left);
 }
 
@@ -248,12 +175,19 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
         .res = make_problem(413, "payload-too-large", "the request body exceeds 65536 bytes"),
         .close = true};
   }
+  if (auto bad = check_content_type(req)) co_return reply{.res = std::move(*bad)};
   auto body = parse_json(req.body);
   if (!body) {
     co_return reply{.res = validation_failed({{"", "the body is not valid JSON"}})};
   }
   if (auto errors = validate(route.id, *body); !errors.empty()) {
     co_return reply{.res = validation_failed(std::move(errors))};
+  }
+  if (route.id == route_id::pay_order) {
+    if (auto errors = payment_matches_order(state, principal, route.param, *body);
+        !errors.empty()) {
+      co_return reply{.res = validation_failed(std::move(errors))};
+    }
   }
 
   const std::string path{req.path()};
@@ -263,9 +197,10 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
   const auto prefs = parse_preferences(req);
   const auto max_wait =
       std::min<std::chrono::milliseconds>(state.options.max_wait, std::chrono::seconds(10));
-  const auto wait_until =
-      steady_clock::now() +
+  // parse_preferences caps wait=N, so this conversion to milliseconds cannot overflow.
+  const auto asked_wait =
       std::min<std::chrono::milliseconds>(prefs.wait.value_or(std::chrono::seconds(0)), max_wait);
+  const auto wait_until = steady_clock::now() + asked_wait;
 
   claim_request claim{
       .scope = {principal, "POST " + std::string{route.route_template}, key},
@@ -273,11 +208,14 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
       .request_id = random_id("req"),
       .lease_owner = state.next_lease_owner(),
       .now_ms = 0,
+      .lease_now_ms = 0,
       .lease_expires_at_ms = 0,
+      .request = request_for_completer(path, *body),
   };
 
   while (true) {
     claim.now_ms = state.clock.now_ms();
+    claim.lease_now_ms = state.clock.lease_now_ms();
     claim.lease_expires_at_ms = state.lease_expiry_from_now();
     auto d = decide(state, claim, business_id);
     switch (d.what) {
@@ -287,7 +225,7 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
                                 "this Idempotency-Key was used with a different request body",
                                 {{"request_id", d.record.request_id}})};
       case verdict::replay:
-        co_return reply{.res = with_replay_marker(*d.record.response, true)};
+        co_return reply{.res = replay(*d.record.response)};
       case verdict::execute: {
         auto task = std::make_shared<execution_task>();
         task->exec = execution{
@@ -305,14 +243,13 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
             .recovery_point = d.record.recovery_point,
             .takeover = d.takeover,
             .crash = false,
+            .settling = false,
         };
         asio::co_spawn(co_await asio::this_coro::executor, run_execution(state, task),
                        asio::detached);
         const auto async_deadline =
             prefs.respond_async
-                ? steady_clock::now() +
-                      (prefs.wait ? std::min<std::chrono::milliseconds>(*prefs.wait, max_wait)
-                                  : state.options.async_after)
+                ? steady_clock::now() + (prefs.wait ? asked_wait : state.options.async_after)
                 : steady_clock::now() + std::chrono::hours(24);
         while (!task->result && steady_clock::now() < async_deadline) {
           co_await state.signals.wait(d.record.id, async_deadline);

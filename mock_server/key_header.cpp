@@ -80,4 +80,25 @@ std::variant<std::string, key_error> parse_idempotency_key(const request& req) {
   return key;
 }
 
+bool has_key_line_with_control_character(std::string_view raw) noexcept {
+  constexpr std::string_view name = "Idempotency-Key";
+  // Lines end at LF (a bare CR inside a line is one of the control characters looked for).
+  while (!raw.empty()) {
+    const auto end = raw.find('\n');
+    auto line = raw.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) return false;  // the end of the header block
+    const auto colon = line.find(':');
+    if (colon != std::string_view::npos && iequals(line.substr(0, colon), name)) {
+      for (char c : line.substr(colon + 1)) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && u != '\t') || u == 0x7F) return true;
+      }
+    }
+    if (end == std::string_view::npos) break;
+    raw.remove_prefix(end + 1);
+  }
+  return false;
+}
+
 }  // namespace idem::mock

@@ -1,5 +1,10 @@
 #include "mock_server/operation.hpp"
 
+#include <algorithm>
+#include <iostream>
+
+#include "mock_server/problem.hpp"
+
 namespace idem::mock {
 
 execution_result run_operation(server_state& state, execution& exec) {
@@ -31,9 +36,8 @@ execution_result finish(server_state& state, const execution& exec, transaction&
                         const response& res) {
   if (exec.crash) return {.end = execution_end::abandoned, .response = {}};
   auto stored = to_stored(res);
-  auto now = state.clock.now_ms();
-  if (!state.records.complete(exec.record_id, exec.owner, stored, now,
-                              now + state.options.key_ttl.count())) {
+  if (!state.records.complete(exec.record_id, exec.owner, stored, state.clock.lease_now_ms(),
+                              state.clock.now_ms() + state.options.key_ttl.count())) {
     return {.end = execution_end::lost_lease, .response = {}};
   }
   txn.commit();
@@ -41,10 +45,34 @@ execution_result finish(server_state& state, const execution& exec, transaction&
 }
 
 bool provider_call_times_out(server_state& state, const execution& exec) {
+  if (exec.settling) return false;
   auto rule = state.faults.pick(fault_stage::provider, exec.method, exec.route_template, exec.path);
   if (!rule) return false;
   state.stats.increment("faults_injected");
   return true;
+}
+
+response in_progress(server_state& state, std::int64_t lease_expires_at_ms,
+                     const std::string& request_id, std::string detail) {
+  const auto left_ms = lease_expires_at_ms - state.clock.lease_now_ms();
+  const auto retry_after = std::clamp<std::int64_t>(left_ms / 1000 + (left_ms % 1000 > 0), 1, 5);
+  auto res = make_problem(409, "idempotency-request-in-progress", std::move(detail),
+                          {{"request_id", request_id}});
+  res.set_header("Retry-After", std::to_string(retry_after));
+  state.stats.increment("in_progress_conflicts");
+  return res;
+}
+
+void give_up(server_state& state, const execution& exec) noexcept {
+  try {
+    if (exec.recovery_point.empty()) {
+      state.records.release(exec.record_id, exec.owner);
+    } else {
+      state.records.expire_lease(exec.record_id, exec.owner, state.clock.lease_now_ms());
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "idem-mock-server: could not give up record: " << e.what() << '\n';
+  }
 }
 
 }  // namespace op

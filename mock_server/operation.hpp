@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "mock_server/order_store.hpp"
 #include "mock_server/record_store.hpp"
 #include "mock_server/route.hpp"
 #include "mock_server/server_state.hpp"
@@ -32,6 +34,8 @@ struct execution {
   /// `crash_during_processing` fired: do the work up to (and including) provider calls, then
   /// abandon the record without completing it.
   bool crash = false;
+  /// Run by the completer, not for a request: no fault is injected into it.
+  bool settling = false;
 };
 
 enum class execution_end {
@@ -39,6 +43,10 @@ enum class execution_end {
   abandoned,         ///< crash fault: record left PROCESSING with its lease running
   provider_timeout,  ///< the provider call timed out: lease expired, 504, nothing stored
   lost_lease,        ///< another executor took the record over: our work rolled back
+  /// Another payment of the same order is still charging (its executor holds a live lease):
+  /// nothing was done, the caller releases the record and answers `response` (a 409 in
+  /// progress, not stored).
+  order_busy,
 };
 
 struct execution_result {
@@ -63,8 +71,24 @@ namespace op {
 /// own the record, `abandoned` (rolling back) when the crash fault fired.
 [[nodiscard]] execution_result finish(server_state& state, const execution& exec, transaction& txn,
                                       const response& res);
-/// Asks the fault injector whether the provider call about to happen times out.
+/// Asks the fault injector whether the provider call about to happen times out (never for the
+/// completer).
 [[nodiscard]] bool provider_call_times_out(server_state& state, const execution& exec);
+/// `409 idempotency-request-in-progress` (not stored) for a record whose lease runs until
+/// `lease_expires_at_ms` (lease time): `Retry-After` is the time left, rounded up, clamped to
+/// 1-5 s. Counts `in_progress_conflicts`.
+[[nodiscard]] response in_progress(server_state& state, std::int64_t lease_expires_at_ms,
+                                   const std::string& request_id, std::string detail);
+/// Before a payment or a cancel acts on a CREATED order that another payment record has
+/// reserved: settles that payment if its lease expired (completer) and returns nullopt so the
+/// caller re-reads the order; while its executor still runs, returns `order_busy` with the 409 to
+/// answer.
+[[nodiscard]] std::optional<execution_result> settle_payment_in_the_way(server_state& state,
+                                                                        const execution& exec,
+                                                                        const order& o);
+/// After an unexpected failure (a throw): frees the key when nothing happened yet, otherwise
+/// expires the lease so that the next request or the completer resumes from the recovery point.
+void give_up(server_state& state, const execution& exec) noexcept;
 }  // namespace op
 
 }  // namespace idem::mock

@@ -9,7 +9,7 @@ namespace {
 
 constexpr std::string_view order_columns =
     "SELECT id, principal, merchant_order_id, customer_id, currency, amount_minor, items, status,"
-    " created_at FROM orders ";
+    " created_at, paying_record_id FROM orders ";
 
 order read_order(const statement& row) {
   return order{.id = row.text(0),
@@ -20,7 +20,8 @@ order read_order(const statement& row) {
                .amount_minor = row.int64(5),
                .items = nlohmann::json::parse(row.text(6)),
                .status = row.text(7),
-               .created_at_ms = row.int64(8)};
+               .created_at_ms = row.int64(8),
+               .paying_record_id = row.optional_int64(9)};
 }
 
 // Reads at most one order and resets the statement, so that no read snapshot stays open.
@@ -114,9 +115,24 @@ std::vector<payment> order_store::payments_of(std::string_view order_id) {
   return out;
 }
 
+bool order_store::reserve_payment(std::string_view order_id, std::int64_t record_id) {
+  auto& stmt = db_.prepare(
+      "UPDATE orders SET paying_record_id = ?2 WHERE id = ?1 AND status = 'CREATED'"
+      " AND (paying_record_id IS NULL OR paying_record_id = ?2)");
+  stmt.bind(1, order_id).bind(2, record_id).run();
+  return db_.changes() == 1;
+}
+
+void order_store::release_payment(std::string_view order_id, std::int64_t record_id) {
+  auto& stmt = db_.prepare(
+      "UPDATE orders SET paying_record_id = NULL WHERE id = ?1 AND paying_record_id = ?2");
+  stmt.bind(1, order_id).bind(2, record_id).run();
+}
+
 bool order_store::transition(std::string_view order_id, std::string_view from,
                              std::string_view to) {
-  auto& stmt = db_.prepare("UPDATE orders SET status = ?1 WHERE id = ?2 AND status = ?3");
+  auto& stmt = db_.prepare(
+      "UPDATE orders SET status = ?1, paying_record_id = NULL WHERE id = ?2 AND status = ?3");
   stmt.bind(1, to).bind(2, order_id).bind(3, from).run();
   return db_.changes() == 1;
 }

@@ -23,6 +23,8 @@ struct order {
   nlohmann::json items = nlohmann::json::array();
   std::string status;  ///< "CREATED", "PAID", "CANCELLED"
   std::int64_t created_at_ms = 0;
+  /// The payment record charging this order right now, if any (see reserve_payment).
+  std::optional<std::int64_t> paying_record_id;
 };
 
 struct payment {
@@ -48,7 +50,14 @@ class order_store {
                                                                std::string_view merchant_order_id);
   /// Payments of an order, oldest first.
   [[nodiscard]] std::vector<payment> payments_of(std::string_view order_id);
+  /// Marks a CREATED order as being charged by payment record `record_id`, unless another record
+  /// holds it; true when `record_id` holds it now. Payments of one order are serialised across
+  /// keys this way: while one is charging, or its charge is unresolved, no other may charge.
+  bool reserve_payment(std::string_view order_id, std::int64_t record_id);
+  /// Ends `record_id`'s reservation of the order (no-op when it does not hold it).
+  void release_payment(std::string_view order_id, std::int64_t record_id);
   /// UPDATE orders SET status = to WHERE id = ? AND status = from; true if it changed a row.
+  /// A status change also ends any payment reservation.
   bool transition(std::string_view order_id, std::string_view from, std::string_view to);
   void insert_payment(const payment& p);
   /// Marks a CAPTURED payment REFUNDED; true if it changed a row.

@@ -1,6 +1,7 @@
 #include "mock_server/prefer_header.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <string_view>
 
 namespace idem::mock {
@@ -27,11 +28,16 @@ void apply(std::string_view pref, preferences& out) {
   if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
     value = value.substr(1, value.size() - 2);
   }
-  long long seconds = 0;
+  // Digits only; a number too large for any integer still means "wait as long as you allow".
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string_view::npos) return;
+  std::int64_t seconds = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (ec == std::errc{} && end == value.data() + value.size() && seconds >= 0) {
-    out.wait = std::chrono::seconds(seconds);
+  if (ec == std::errc::result_out_of_range || seconds > max_wait_preference.count()) {
+    seconds = max_wait_preference.count();
+  } else if (ec != std::errc{} || end != value.data() + value.size()) {
+    return;
   }
+  out.wait = std::chrono::seconds(seconds);
 }
 
 }  // namespace

@@ -8,9 +8,13 @@
 
 namespace idem::mock {
 
+/// The largest `wait=N` kept (a day); larger values, however many digits, become this. The server
+/// caps the wait at 10 s anyway; the cap here keeps every later duration sum far from overflow.
+inline constexpr std::chrono::seconds max_wait_preference{86'400};
+
 struct preferences {
   bool respond_async = false;
-  std::optional<std::chrono::seconds> wait;  ///< wait=N with N a non-negative integer
+  std::optional<std::chrono::seconds> wait;  ///< wait=N with N a non-negative integer (capped)
 };
 
 /// Reads every `Prefer` header of the request; preferences are comma separated, names compare

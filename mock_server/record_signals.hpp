@@ -25,8 +25,12 @@ class record_signals {
   void notify(std::int64_t record_id);
   /// Wakes every waiter (the server clock moved, or the server is resetting).
   void notify_all();
+  /// Records that someone waits on right now (each waiter removes itself when it wakes).
+  [[nodiscard]] std::size_t waiting_records() const noexcept;
 
  private:
+  void forget(std::int64_t record_id, const boost::asio::steady_timer* timer);
+
   std::map<std::int64_t, std::vector<std::weak_ptr<boost::asio::steady_timer>>> waiters_;
 };
 

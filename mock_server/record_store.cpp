@@ -14,7 +14,7 @@ constexpr std::string_view completed = "COMPLETED";
 constexpr std::string_view select_columns =
     "SELECT id, principal, operation, idem_key, fingerprint, state, recovery_point, resource_id,"
     " response_status, response_headers, response_body, lease_owner, lease_expires_at,"
-    " created_at, expires_at, request_id FROM idempotency_records ";
+    " created_at, expires_at, request_id, request FROM idempotency_records ";
 
 record_state parse_state(const std::string& text) {
   if (text == processing) return record_state::processing;
@@ -50,6 +50,7 @@ idempotency_record read_record(const statement& row) {
   r.created_at_ms = row.int64(13);
   r.expires_at_ms = row.optional_int64(14);
   r.request_id = row.text(15);
+  r.request = row.text(16);
   return r;
 }
 
@@ -68,8 +69,8 @@ bool record_store::try_claim(const claim_request& claim) {
   // pass for "someone else holds this key".
   auto& stmt = db_.prepare(
       "INSERT INTO idempotency_records (principal, operation, idem_key, fingerprint, state,"
-      " lease_owner, lease_expires_at, created_at, request_id)"
-      " VALUES (?1, ?2, ?3, ?4, 'PROCESSING', ?5, ?6, ?7, ?8)"
+      " lease_owner, lease_expires_at, created_at, request_id, request)"
+      " VALUES (?1, ?2, ?3, ?4, 'PROCESSING', ?5, ?6, ?7, ?8, ?9)"
       " ON CONFLICT (principal, operation, idem_key) DO NOTHING");
   stmt.bind(1, claim.scope.principal)
       .bind(2, claim.scope.operation)
@@ -79,6 +80,7 @@ bool record_store::try_claim(const claim_request& claim) {
       .bind(6, claim.lease_expires_at_ms)
       .bind(7, claim.now_ms)
       .bind(8, claim.request_id)
+      .bind(9, claim.request)
       .run();
   return db_.changes() == 1;
 }
@@ -88,6 +90,26 @@ std::optional<idempotency_record> record_store::find(const record_scope& scope) 
                            "WHERE principal = ?1 AND operation = ?2 AND idem_key = ?3");
   stmt.bind(1, scope.principal).bind(2, scope.operation).bind(3, scope.key);
   return read_one(stmt);
+}
+
+std::optional<idempotency_record> record_store::find_by_id(std::int64_t id) {
+  auto& stmt = db_.prepare(std::string{select_columns} + "WHERE id = ?1");
+  stmt.bind(1, id);
+  return read_one(stmt);
+}
+
+std::vector<idempotency_record> record_store::abandoned(std::int64_t lease_now_ms,
+                                                        std::size_t limit) {
+  auto& stmt = db_.prepare(std::string{select_columns} +
+                           "WHERE state = 'PROCESSING' AND lease_expires_at <= ?1"
+                           " AND request <> '' ORDER BY id LIMIT ?2");
+  stmt.bind(1, lease_now_ms).bind(2, static_cast<std::int64_t>(limit));
+  std::vector<idempotency_record> out;
+  while (stmt.step()) {
+    out.push_back(read_record(stmt));
+  }
+  stmt.reset();
+  return out;
 }
 
 std::optional<idempotency_record> record_store::find_by_request_id(std::string_view principal,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "mock_server/http_message.hpp"
 #include "mock_server/sqlite.hpp"
@@ -42,6 +43,9 @@ struct idempotency_record {
   std::int64_t created_at_ms = 0;
   std::optional<std::int64_t> expires_at_ms;  ///< set when completed
   std::string request_id;                     ///< unique per record, stable across takeovers
+  /// The request as the completer needs it (`{"path", "param", "body"}`, JSON text); "" in
+  /// records written by servers that did not keep it.
+  std::string request;
 };
 
 /// Fields of a new claim.
@@ -50,8 +54,10 @@ struct claim_request {
   std::string fingerprint;
   std::string request_id;
   std::string lease_owner;
-  std::int64_t now_ms = 0;
+  std::int64_t now_ms = 0;        ///< wall time (server_clock::now_ms): created_at, TTL
+  std::int64_t lease_now_ms = 0;  ///< lease time (server_clock::lease_now_ms)
   std::int64_t lease_expires_at_ms = 0;
+  std::string request;  ///< see idempotency_record::request
 };
 
 /// Not thread-safe; uses the caller's connection.
@@ -62,11 +68,17 @@ class record_store {
   /// INSERT .. ON CONFLICT DO NOTHING; true when this call created the record (it owns the lease).
   bool try_claim(const claim_request& claim);
   [[nodiscard]] std::optional<idempotency_record> find(const record_scope& scope);
+  /// The record with this id (ids are never reused, so a stale id never names a newer record).
+  [[nodiscard]] std::optional<idempotency_record> find_by_id(std::int64_t id);
+  /// PROCESSING records whose lease has expired at `lease_now_ms` and that kept their request
+  /// (the completer can run them), oldest first, at most `limit`.
+  [[nodiscard]] std::vector<idempotency_record> abandoned(std::int64_t lease_now_ms,
+                                                          std::size_t limit);
   /// The record with this request id, only if it belongs to `principal`.
   [[nodiscard]] std::optional<idempotency_record> find_by_request_id(std::string_view principal,
                                                                      std::string_view request_id);
   /// Compare-and-swap takeover: succeeds only if the record is still PROCESSING, still owned by
-  /// `expected_owner`, and its lease has expired at `now_ms`.
+  /// `expected_owner`, and its lease has expired at `now_ms` (lease time).
   bool take_over(std::int64_t id, std::string_view expected_owner, std::string_view new_owner,
                  std::int64_t now_ms, std::int64_t new_lease_expires_at_ms);
   /// Records progress; only the current lease owner of a PROCESSING record may.

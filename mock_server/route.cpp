@@ -27,6 +27,7 @@ constexpr std::array routes{
     route_entry{"GET", "/_mock/stats", route_id::mock_stats},
     route_entry{"POST", "/_mock/clock", route_id::mock_clock},
     route_entry{"POST", "/_mock/reset", route_id::mock_reset},
+    route_entry{"POST", "/_mock/complete", route_id::mock_complete},
 };
 
 std::vector<std::string_view> split_path(std::string_view path) {
@@ -63,12 +64,15 @@ bool matches(std::string_view pattern, const std::vector<std::string_view>& path
 }  // namespace
 
 route_match match_route(std::string_view method, std::string_view path) {
+  // HEAD is allowed wherever GET is and takes the GET route (RFC 9110 section 9.3.2): the same
+  // answer, whose content the transport leaves out.
+  const std::string_view wanted = method == "HEAD" ? "GET" : method;
   route_match result;
   auto parts = split_path(path);
   for (const auto& r : routes) {
     std::string param;
     if (!matches(r.pattern, parts, param)) continue;
-    if (r.method == method) {
+    if (r.method == wanted) {
       result.status = route_status::found;
       result.id = r.id;
       result.route_template = r.pattern;
@@ -79,6 +83,7 @@ route_match match_route(std::string_view method, std::string_view path) {
     result.route_template = r.pattern;
     if (!result.allow.empty()) result.allow += ", ";
     result.allow += r.method;
+    if (r.method == "GET") result.allow += ", HEAD";
   }
   return result;
 }

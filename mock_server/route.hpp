@@ -7,18 +7,19 @@
 namespace idem::mock {
 
 enum class route_id {
-  create_order,  // POST /v1/orders
-  list_orders,   // GET  /v1/orders?merchant_order_id=X
-  get_order,     // GET  /v1/orders/{id}
-  pay_order,     // POST /v1/orders/{id}/payments
-  cancel_order,  // POST /v1/orders/{id}/cancel
-  get_request,   // GET  /v1/requests/{id}
-  healthz,       // GET  /healthz
-  metrics,       // GET  /metrics
-  mock_faults,   // PUT/DELETE/GET /_mock/faults
-  mock_stats,    // GET  /_mock/stats
-  mock_clock,    // POST /_mock/clock
-  mock_reset,    // POST /_mock/reset
+  create_order,   // POST /v1/orders
+  list_orders,    // GET  /v1/orders?merchant_order_id=X
+  get_order,      // GET  /v1/orders/{id}
+  pay_order,      // POST /v1/orders/{id}/payments
+  cancel_order,   // POST /v1/orders/{id}/cancel
+  get_request,    // GET  /v1/requests/{id}
+  healthz,        // GET  /healthz
+  metrics,        // GET  /metrics
+  mock_faults,    // PUT/DELETE/GET /_mock/faults
+  mock_stats,     // GET  /_mock/stats
+  mock_clock,     // POST /_mock/clock
+  mock_reset,     // POST /_mock/reset
+  mock_complete,  // POST /_mock/complete
 };
 
 enum class route_status { found, not_found, method_not_allowed };
@@ -28,10 +29,11 @@ struct route_match {
   route_id id = route_id::healthz;
   std::string_view route_template;  ///< e.g. "/v1/orders/{id}/payments"
   std::string param;                ///< the {id} segment, if the route has one
-  std::string allow;                ///< for 405: the allowed methods, comma separated
+  std::string allow;                ///< for 405: the allowed methods, e.g. "GET, HEAD"
 };
 
-/// Resolves a request. Path segments must be non-empty; a trailing slash does not match.
+/// Resolves a request. Path segments must be non-empty; a trailing slash does not match. HEAD
+/// matches wherever GET does (the GET route is found), and `allow` lists HEAD after every GET.
 [[nodiscard]] route_match match_route(std::string_view method, std::string_view path);
 
 /// True for routes under /v1 (the tenant API, counted in `requests` and subject to faults).

@@ -29,6 +29,9 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   created_at       INTEGER NOT NULL,
   expires_at       INTEGER,           -- completion time + TTL; NULL while PROCESSING
   request_id       TEXT    NOT NULL,
+  -- What the completer needs to finish an abandoned execution without its client:
+  -- {"path", "param", "body"} as JSON ('' in files written before it existed).
+  request          TEXT    NOT NULL DEFAULT '',
   -- The only arbiter of who executes a key (contract section 3).
   UNIQUE (principal, operation, idem_key),
   UNIQUE (request_id)
@@ -46,6 +49,9 @@ CREATE TABLE IF NOT EXISTS orders (
   items             TEXT    NOT NULL,  -- JSON array
   status            TEXT    NOT NULL CHECK (status IN ('CREATED', 'PAID', 'CANCELLED')),
   created_at        INTEGER NOT NULL,
+  -- The payment record that is charging this order (NULL: none). Serialises payments of one
+  -- order across keys: while it is set, no other payment may charge the order.
+  paying_record_id  INTEGER,
   -- The business unique constraint: it keeps blocking duplicates after a key's record expired.
   UNIQUE (principal, merchant_order_id)
 );
@@ -109,11 +115,36 @@ constexpr std::array<std::string_view, 8> tables_in_delete_order = {
     "counters",         "settings",
 };
 
+// Columns added after the first release, for database files created before them.
+struct added_column {
+  std::string_view table;
+  std::string_view name;
+  std::string_view declaration;
+};
+constexpr std::array<added_column, 2> added_columns = {{
+    {"idempotency_records", "request", "TEXT NOT NULL DEFAULT ''"},
+    {"orders", "paying_record_id", "INTEGER"},
+}};
+
+bool has_column(database& db, std::string_view table, std::string_view column) {
+  auto& stmt = db.prepare("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  stmt.bind(1, table).bind(2, column);
+  const bool found = stmt.step() && stmt.int64(0) > 0;
+  stmt.reset();
+  return found;
+}
+
 }  // namespace
 
 void create_schema(database& db) {
   transaction txn{db};
   db.exec(schema_sql);
+  for (const auto& c : added_columns) {
+    if (!has_column(db, c.table, c.name)) {
+      db.exec("ALTER TABLE " + std::string{c.table} + " ADD COLUMN " + std::string{c.name} + " " +
+              std::string{c.declaration});
+    }
+  }
   txn.commit();
 }
 

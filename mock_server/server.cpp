@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "mock_server/app.hpp"
+#include "mock_server/completer.hpp"
 #include "mock_server/http_server.hpp"
 #include "mock_server/server_state.hpp"
 
@@ -19,6 +20,7 @@ server::server(asio::io_context& io, server_options options)
       [state = state_.get()](request req) { return handle_request(*state, std::move(req)); },
       state_->options.http);
   reaper_ = std::make_unique<asio::steady_timer>(io);
+  completer_ = std::make_unique<asio::steady_timer>(io);
 }
 
 server::~server() = default;
@@ -30,6 +32,7 @@ asio::ip::tcp::endpoint server::local_endpoint() const {
 void server::start() {
   http_->start();
   schedule_reaper();
+  schedule_completer();
 }
 
 void server::schedule_reaper() {
@@ -45,9 +48,19 @@ void server::schedule_reaper() {
   });
 }
 
+void server::schedule_completer() {
+  completer_->expires_after(state_->options.completer_interval);
+  completer_->async_wait([this](boost::system::error_code ec) {
+    if (ec || stopping_) return;
+    complete_abandoned(*state_);  // logs and skips what it cannot settle
+    schedule_completer();
+  });
+}
+
 void server::shutdown(std::function<void()> on_stopped) {
   stopping_ = true;
   reaper_->cancel();
+  completer_->cancel();
   http_->shutdown(std::move(on_stopped));
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// One mock server: the state (database, stores, clock, faults), the HTTP front end and the TTL
-// reaper, all on one single-threaded executor.
+// One mock server: the state (database, stores, clock, faults), the HTTP front end, the TTL
+// reaper and the completer of abandoned records, all on one single-threaded executor.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,18 +25,20 @@ class server {
   server& operator=(const server&) = delete;
 
   [[nodiscard]] boost::asio::ip::tcp::endpoint local_endpoint() const;
-  /// Starts accepting and the reaper.
+  /// Starts accepting, the reaper and the completer.
   void start();
   /// Graceful stop (see http_server::shutdown); `on_stopped` runs once everything is closed.
   void shutdown(std::function<void()> on_stopped);
 
  private:
   void schedule_reaper();
+  void schedule_completer();
 
   boost::asio::io_context& io_;
   std::unique_ptr<server_state> state_;
   std::unique_ptr<http_server> http_;
   std::unique_ptr<boost::asio::steady_timer> reaper_;
+  std::unique_ptr<boost::asio::steady_timer> completer_;
   bool stopping_ = false;
 };
 

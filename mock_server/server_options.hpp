@@ -8,6 +8,7 @@
 
 #include "mock_server/fault_rules.hpp"
 #include "mock_server/http_server.hpp"
+#include "mock_server/server_clock.hpp"
 
 namespace idem::mock {
 
@@ -22,8 +23,13 @@ struct server_options {
   /// Upper bound for `Prefer: wait=N` (the contract caps it at 10 s in any case).
   std::chrono::milliseconds max_wait = std::chrono::seconds(10);
   std::chrono::milliseconds reaper_interval = std::chrono::seconds(5);
+  /// How often the completer looks for PROCESSING records whose lease expired (their executor
+  /// crashed, timed out on the provider or lost its client) and drives them to their end.
+  std::chrono::milliseconds completer_interval = std::chrono::seconds(5);
   std::optional<fault_config> faults;  ///< initial rules (from --faults FILE)
   http_server_options http;
+  /// Where the server reads time (tests inject their own; empty: the real clocks).
+  clock_sources clocks;
 };
 
 }  // namespace idem::mock

@@ -9,7 +9,10 @@ migrated_database::migrated_database(const std::string& path) : database(path) {
 }
 
 server_state::server_state(server_options opts)
-    : options(std::move(opts)), db(options.db_path), instance_id(random_id("srv")) {
+    : options(std::move(opts)),
+      lock(options.db_path),
+      db(options.db_path),
+      instance_id(random_id("srv")) {
   // Executors of an earlier run died with it: their leases are over (contract section 3).
   records.expire_all_leases();
   if (options.faults) faults.configure(*options.faults);
@@ -20,7 +23,7 @@ std::string server_state::next_lease_owner() {
 }
 
 std::int64_t server_state::lease_expiry_from_now() const {
-  return clock.now_ms() + options.lease.count();
+  return clock.lease_now_ms() + options.lease.count();
 }
 
 std::int64_t server_state::reap() {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mock_server/counters.hpp"
+#include "mock_server/database_lock.hpp"
 #include "mock_server/fault_rules.hpp"
 #include "mock_server/order_store.hpp"
 #include "mock_server/payment_provider.hpp"
@@ -25,15 +26,18 @@ struct migrated_database : database {
 };
 
 struct server_state {
+  /// Takes the database's lock (throws if another server holds it), opens and migrates it, and
+  /// expires the leases an earlier run left behind.
   explicit server_state(server_options opts);
 
   server_options options;
+  database_lock lock;
   migrated_database db;
   record_store records{db};
   order_store orders{db};
   payment_provider provider{db};
   counters stats{db};
-  server_clock clock{db};
+  server_clock clock{db, options.clocks};
   fault_injector faults;
   record_signals signals;
   /// Distinguishes this process's lease owners from those of earlier runs on the same file.
@@ -44,7 +48,7 @@ struct server_state {
 
   /// A fresh lease-owner name for one execution.
   [[nodiscard]] std::string next_lease_owner();
-  /// Server time (ms since epoch) when a lease taken now would expire.
+  /// Lease time (server_clock::lease_now_ms) when a lease taken now would expire.
   [[nodiscard]] std::int64_t lease_expiry_from_now() const;
   /// Purges expired COMPLETED records and counts them in `records_purged`.
   std::int64_t reap();

@@ -13,7 +13,8 @@ constexpr std::string_view counted[] = {"requests",
                                         "business_id_conflicts",
                                         "invalid_state_transitions",
                                         "faults_injected",
-                                        "records_purged"};
+                                        "records_purged",
+                                        "abandoned_settled"};
 
 struct metric_help {
   std::string_view name;
@@ -37,6 +38,7 @@ constexpr metric_help help_texts[] = {
     {"max_keys_per_business_id", "gauge", "Most distinct keys that tried one merchant_order_id."},
     {"idempotency_records", "gauge", "Idempotency records stored."},
     {"records_purged", "counter", "Idempotency records removed after their TTL."},
+    {"abandoned_settled", "counter", "PROCESSING records the completer drove to their end."},
 };
 
 }  // namespace

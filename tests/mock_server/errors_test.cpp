@@ -100,6 +100,12 @@ INSTANTIATE_TEST_SUITE_P(
                       key_case{"SpaceInsideQuotes", {"\"a b\""}},
                       // HTAB: the one control character HTTP lets through to the server.
                       key_case{"ControlCharInsideQuotes", {"\"a\tb\""}},
+                      // Other control characters and DEL make the HTTP parser refuse the
+                      // header block; the answer is still the key's, not a generic 400.
+                      key_case{"ControlChar01", {std::string{"a\x01z"}}},
+                      key_case{"ControlChar01InsideQuotes", {std::string{"\"a\x01z\""}}},
+                      key_case{"Delete7F", {std::string{"a\x7fz"}}},
+                      key_case{"BareCarriageReturn", {std::string{"a\rz"}}},
                       key_case{"SpaceInBareKey", {"a b"}}, key_case{"Repeated", {"k-1", "k-1"}}),
     [](const auto& info) { return info.param.name; });
 
@@ -252,7 +258,7 @@ TEST_F(errors_test, WrongMethodIsMethodNotAllowedWithAllow) {
 TEST_F(errors_test, MethodCheckBeatsAuth) {
   auto r = http.send("PUT", "/v1/orders/ord_1");
   EXPECT_TRUE(is_problem(r, 405, "method-not-allowed"));
-  EXPECT_EQ(r.res.header("Allow").value_or(""), "GET");
+  EXPECT_EQ(r.res.header("Allow").value_or(""), "GET, HEAD");
 }
 
 TEST_F(errors_test, UnknownRouteIsNotFoundBeforeAuth) {

@@ -36,6 +36,9 @@
 #include <vector>
 
 #include "tests/support/http_client.hpp"
+#include "tests/support/in_process_http_server.hpp"
+#include "tests/support/raw_http_connection.hpp"
+#include "tests/support/running_server.hpp"
 
 namespace idem::mock {
 namespace {
@@ -46,10 +49,11 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using idem::testing::http_client;
 using idem::testing::http_result;
+using raw_connection = idem::testing::raw_http_connection;
 using namespace std::chrono_literals;
 
 // Only turns a hang into a failure; nothing is expected to take nearly this long.
-constexpr auto hang_bound = std::chrono::milliseconds(10s);
+constexpr auto hang_bound = idem::testing::in_process_http_server::hang_bound;
 
 constexpr std::string_view problem_prefix = "https://idem.example/problems/";
 
@@ -78,64 +82,6 @@ class event_count {
   int count_ = 0;
 };
 
-// A bare connection for what http_client hides on purpose: exact bytes on one connection,
-// interim responses, and waiting for the server to close.
-class raw_connection {
- public:
-  explicit raw_connection(std::uint16_t port) : stream_(io_) {
-    boost::system::error_code ec;
-    stream_.expires_after(hang_bound);
-    stream_.async_connect(tcp::endpoint(asio::ip::address_v4::loopback(), port),
-                          [&](const boost::system::error_code& e) { ec = e; });
-    run();
-    if (ec) throw boost::system::system_error(ec, "raw_connection connect");
-  }
-
-  boost::system::error_code write(std::string_view bytes) {
-    boost::system::error_code ec;
-    stream_.expires_after(hang_bound);
-    asio::async_write(stream_, asio::buffer(bytes.data(), bytes.size()),
-                      [&](const boost::system::error_code& e, std::size_t) { ec = e; });
-    run();
-    return ec;
-  }
-
-  /// One response, interim (1xx) ones included.
-  std::pair<boost::system::error_code, http::response<http::string_body>> read_response() {
-    http::response_parser<http::string_body> parser;
-    boost::system::error_code ec;
-    stream_.expires_after(hang_bound);
-    http::async_read(stream_, buffer_, parser,
-                     [&](const boost::system::error_code& e, std::size_t) { ec = e; });
-    run();
-    return {ec, parser.release()};
-  }
-
-  /// Reads until the server closes the connection. Returns eof when it did, timeout when it
-  /// did not within the bound.
-  boost::system::error_code wait_for_close() {
-    stream_.expires_after(hang_bound);
-    for (;;) {
-      boost::system::error_code ec;
-      std::array<char, 4096> sink{};
-      stream_.async_read_some(asio::buffer(sink),
-                              [&](const boost::system::error_code& e, std::size_t) { ec = e; });
-      run();
-      if (ec) return ec;
-    }
-  }
-
- private:
-  void run() {
-    io_.restart();
-    io_.run();
-  }
-
-  asio::io_context io_;
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-};
-
 std::string header_of(const http::response<http::string_body>& res, http::field f) {
   auto it = res.find(f);
   return it == res.end() ? std::string{} : std::string(it->value());
@@ -157,60 +103,35 @@ std::string chunked(std::string_view head, std::size_t chunks, std::size_t chunk
 class HttpServerTest : public ::testing::Test {
  protected:
   void start(http_server_options options = test_options()) {
-    server_ = std::make_unique<http_server>(
-        io_.get_executor(), tcp::endpoint(asio::ip::address_v4::loopback(), 0),
+    server_.start(
         [this](request req) -> asio::awaitable<reply> {
           // A handler that fails before it even returns its coroutine.
           if (req.path() == "/throw-now") throw std::runtime_error("synchronous handler failure");
           return handle(std::move(req));
         },
         options);
-    server_->start();
-    port_ = server_->local_endpoint().port();
-    thread_ = std::thread([this] { io_.run(); });
   }
 
   void TearDown() override {
-    if (thread_.joinable()) {
-      if (server_) {
-        // Every test must leave a server that can still stop gracefully.
-        auto stopped = shutdown_server();
-        EXPECT_EQ(stopped.wait_for(hang_bound), std::future_status::ready)
-            << "on_stopped was not called";
-      }
-      work_.reset();
-      io_.stop();
-      thread_.join();
+    if (server_.has_server()) {
+      // Every test must leave a server that can still stop gracefully.
+      auto stopped = server_.shutdown();
+      EXPECT_EQ(stopped.wait_for(hang_bound), std::future_status::ready)
+          << "on_stopped was not called";
     }
-    server_.reset();
+    server_.stop();
   }
 
-  [[nodiscard]] std::uint16_t port() const { return port_; }
+  [[nodiscard]] std::uint16_t port() const { return server_.port(); }
 
-  // Runs f on the server's thread and returns its result.
   template <typename F>
   auto on_io(F f) -> decltype(f()) {
-    std::packaged_task<decltype(f())()> task(std::move(f));
-    auto result = task.get_future();
-    asio::post(io_, std::move(task));
-    if (result.wait_for(hang_bound) != std::future_status::ready) {
-      ADD_FAILURE() << "the server's thread is stuck";
-      std::abort();
-    }
-    return result.get();
+    return server_.on_io(std::move(f));
   }
 
-  // Calls shutdown() on the server's thread; the future is ready once on_stopped ran.
-  std::future<void> shutdown_server() {
-    auto stopped = std::make_shared<std::promise<void>>();
-    auto future = stopped->get_future();
-    on_io([&] { server_->shutdown([stopped] { stopped->set_value(); }); });
-    return future;
-  }
+  std::future<void> shutdown_server() { return server_.shutdown(); }
 
-  std::size_t open_connections() {
-    return on_io([&] { return server_->open_connections(); });
-  }
+  std::size_t open_connections() { return server_.open_connections(); }
 
   // Lets every request held at /gate finish.
   void open_gate() {
@@ -251,13 +172,9 @@ class HttpServerTest : public ::testing::Test {
     co_return reply{.res = echo(req)};
   }
 
-  asio::io_context io_;
-  asio::executor_work_guard<asio::io_context::executor_type> work_{io_.get_executor()};
-  asio::steady_timer gate_{io_, asio::steady_timer::time_point::max()};
+  idem::testing::in_process_http_server server_;
+  asio::steady_timer gate_{server_.io(), asio::steady_timer::time_point::max()};
   event_count gate_entered_;
-  std::unique_ptr<http_server> server_;
-  std::uint16_t port_ = 0;
-  std::thread thread_;
 };
 
 TEST_F(HttpServerTest, KeepAliveReusesOneConnectionForSeveralRequests) {
@@ -386,6 +303,18 @@ TEST_F(HttpServerTest, OversizedBodyWithContentLengthReachesTheHandlerAsTooLarge
   ASSERT_TRUE(next.ok()) << next.ec.message();
   EXPECT_EQ(next.res.status, 200);
   EXPECT_EQ(client.connections_opened(), 2);
+}
+
+TEST_F(HttpServerTest, ChunkExtensionsAndTrailerAreReadButTrailerFieldsAreNotHeaders) {
+  start();
+  // RFC 9110 section 6.5.1: a trailer field must not be merged into the header section.
+  auto r = http_client(port()).send_raw(
+      "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "2;name=value;quoted=\"a b\"\r\n{}\r\n0;last\r\nX-Test: from-trailer\r\n\r\n");
+  ASSERT_TRUE(r.ok()) << r.ec.message();
+  EXPECT_EQ(r.res.status, 200);
+  EXPECT_EQ(r.res.json()["body_size"], 2);
+  EXPECT_EQ(r.res.json()["x_test"], "");
 }
 
 TEST_F(HttpServerTest, OversizedChunkedBodyReachesTheHandlerAsTooLargeThenCloses) {
@@ -599,7 +528,7 @@ TEST_F(HttpServerTest, DestroyingTheServerClosesEveryConnection) {
   ASSERT_FALSE(busy.write("GET /gate HTTP/1.1\r\nHost: t\r\n\r\n"));
   ASSERT_TRUE(gate_entered_.wait_for_at_least(1));
 
-  on_io([&] { server_.reset(); });
+  server_.destroy_server();
   EXPECT_EQ(idle.wait_for_close(), asio::error::eof);
   EXPECT_EQ(busy.wait_for_close(), asio::error::eof);
 }
@@ -697,6 +626,82 @@ TEST_F(HttpServerTest, AcceptLoopSurvivesRunningOutOfFileDescriptors) {
   io.run();
   ASSERT_FALSE(ec) << ec.message();
   EXPECT_EQ(res.result_int(), 200U);
+}
+
+// HEAD (RFC 9110 section 9.3.2) through the whole server: every GET route answers it with the GET
+// answer's header, Content-Length included, and no content.
+class HeadRequestTest : public ::testing::Test {
+ protected:
+  // GET, HEAD and GET again of `target` on one connection: were the HEAD answer followed by
+  // content, the last response would not parse as the GET answer. `stable`: the GET answer does
+  // not change from one request to the next (/metrics counts the responses it follows).
+  void expect_head_mirrors_get(const std::string& target, const std::string& auth,
+                               bool stable = true) {
+    SCOPED_TRACE(target);
+    const std::string request_tail =
+        " " + target + " HTTP/1.1\r\nHost: t\r\nAuthorization: " + auth + "\r\n\r\n";
+    raw_connection conn(server_.port());
+    ASSERT_FALSE(conn.write("GET" + request_tail + "HEAD" + request_tail + "GET" + request_tail));
+    auto [get_ec, get] = conn.read_response();
+    ASSERT_FALSE(get_ec) << get_ec.message();
+    auto [head_ec, head] = conn.read_response(/*answers_head=*/true);
+    ASSERT_FALSE(head_ec) << head_ec.message();
+    auto [again_ec, again] = conn.read_response();
+    ASSERT_FALSE(again_ec) << again_ec.message();
+
+    EXPECT_EQ(head.result_int(), get.result_int());
+    EXPECT_EQ(header_of(head, http::field::content_type),
+              header_of(get, http::field::content_type));
+    EXPECT_TRUE(head.body().empty());
+    EXPECT_EQ(again.result_int(), get.result_int());
+    if (stable) {
+      EXPECT_EQ(header_of(head, http::field::content_length), std::to_string(get.body().size()));
+      EXPECT_EQ(again.body(), get.body());
+    } else {
+      EXPECT_NE(header_of(head, http::field::content_length), "");
+    }
+  }
+
+  // The 405 answer to `method` on `target`, with its Allow header.
+  std::pair<unsigned, std::string> not_allowed(const std::string& method,
+                                               const std::string& target) {
+    raw_connection conn(server_.port());
+    EXPECT_FALSE(conn.write(method + " " + target + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+    auto [ec, res] = conn.read_response(method == "HEAD");
+    EXPECT_FALSE(ec) << ec.message();
+    EXPECT_TRUE(res.body().empty() || method != "HEAD");
+    return {res.result_int(), header_of(res, http::field::allow)};
+  }
+
+  idem::testing::running_server server_;
+};
+
+TEST_F(HeadRequestTest, HeadHealthzIs200WithTheGetContentLengthAndNoBody) {
+  expect_head_mirrors_get("/healthz", "");
+}
+
+TEST_F(HeadRequestTest, EveryGetRouteAnswersHeadLikeGet) {
+  const std::string tenant = "Bearer tenant-a";
+  const std::string admin = std::string("Bearer ") + idem::testing::admin_token;
+  expect_head_mirrors_get("/metrics", "", /*stable=*/false);
+  expect_head_mirrors_get("/v1/orders?merchant_order_id=m-1", tenant);
+  expect_head_mirrors_get("/v1/orders/ord_missing", tenant);
+  expect_head_mirrors_get("/v1/requests/req_missing", tenant);
+  expect_head_mirrors_get("/v1/orders/ord_missing", "");  // 401, as for GET
+  expect_head_mirrors_get("/_mock/stats", admin);
+  expect_head_mirrors_get("/_mock/faults", admin);
+}
+
+TEST_F(HeadRequestTest, AllowListsHeadWhereverGetIsAllowed) {
+  EXPECT_EQ(not_allowed("PUT", "/healthz"), std::make_pair(405U, std::string("GET, HEAD")));
+  EXPECT_EQ(not_allowed("POST", "/_mock/stats"), std::make_pair(405U, std::string("GET, HEAD")));
+  EXPECT_EQ(not_allowed("PUT", "/v1/orders/ord_1"), std::make_pair(405U, std::string("GET, HEAD")));
+  EXPECT_EQ(not_allowed("DELETE", "/v1/orders"),
+            std::make_pair(405U, std::string("POST, GET, HEAD")));
+  EXPECT_EQ(not_allowed("POST", "/_mock/faults"),
+            std::make_pair(405U, std::string("PUT, DELETE, GET, HEAD")));
+  // No GET, no HEAD: the 405 answer to HEAD comes without its content.
+  EXPECT_EQ(not_allowed("HEAD", "/_mock/clock"), std::make_pair(405U, std::string("POST")));
 }
 
 }  // namespace

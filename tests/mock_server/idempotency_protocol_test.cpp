@@ -172,7 +172,8 @@ TEST_F(idempotency_protocol_test, QuotedAndBareKeyAreTheSameKey) {
 }
 
 TEST_F(idempotency_protocol_test, KeyOf255VisibleCharactersIsAccepted) {
-  const std::string key = std::string(254, 'k') + "~";
+  std::string key(254, 'k');
+  key.push_back('~');
   ASSERT_TRUE(has_status(api.post("/v1/orders", key, order_body("m-1")), 201));
   auto r = api.post("/v1/orders", key, order_body("m-1"));
   EXPECT_TRUE(replayed_header_is(r, "true"));

@@ -19,7 +19,8 @@ order sample_order(std::string id = "ord_1", std::string merchant_order_id = "m-
           .amount_minor = 1500,
           .items = nlohmann::json::parse(R"([{"sku":"A","quantity":3,"unit_price_minor":500}])"),
           .status = "CREATED",
-          .created_at_ms = t0};
+          .created_at_ms = t0,
+          .paying_record_id = std::nullopt};
 }
 
 payment sample_payment(std::string id, std::int64_t created_at = t0) {

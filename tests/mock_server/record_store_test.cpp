@@ -27,7 +27,9 @@ claim_request claim_for(const record_scope& scope, const std::string& owner,
           .request_id = request_id,
           .lease_owner = owner,
           .now_ms = now,
-          .lease_expires_at_ms = now + lease_ms};
+          .lease_now_ms = now,
+          .lease_expires_at_ms = now + lease_ms,
+          .request = R"({"path":"/v1/orders","body":{}})"};
 }
 
 stored_response created_response() {

@@ -1,6 +1,6 @@
 #pragma once
-// A database path in the temp directory, removed (with its WAL and shared-memory files) when the
-// object goes away.
+// A database path in the temp directory, removed (with its WAL, shared-memory and lock files) when
+// the object goes away.
 
 #include <filesystem>
 #include <random>
@@ -15,7 +15,7 @@ class temp_db_file {
               ("idem_test_" + std::to_string(std::random_device{}()) + "_" +
                std::to_string(std::random_device{}()) + ".db")) {}
   ~temp_db_file() {
-    for (const char* suffix : {"", "-wal", "-shm"}) {
+    for (const char* suffix : {"", "-wal", "-shm", ".lock"}) {
       std::error_code ignored;
       std::filesystem::remove(path_.string() + suffix, ignored);
     }
