@@ -173,6 +173,24 @@ std::string read_lookup(const flag_values& flags, lookup_args& out) {
   return {};
 }
 
+// load's --mix and --seed: the mix replaces --pay; a seed without a mix would mean nothing.
+std::string read_mix(const flag_values& flags, load_args& out) {
+  if (!flags.has("mix")) return flags.has("seed") ? "--seed needs --mix" : "";
+  if (out.pay) return "--pay and --mix contradict (give the payments' share in --mix: pay=1)";
+  auto mix = parse_load_mix(flags.get("mix"));
+  if (auto* error = std::get_if<std::string>(&mix)) return "bad --mix: " + *error;
+  out.mix = std::get<load_mix>(mix);
+  if (flags.has("seed")) {
+    const std::string text = flags.get("seed");
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, out.seed);
+    if (text.empty() || ec != std::errc{} || ptr != end) {
+      return "bad --seed '" + text + "' (an integer from 0 to 2^64-1)";
+    }
+  }
+  return {};
+}
+
 // The options common to submit, load and resume.
 std::string read_common(const flag_values& flags, common_args& out) {
   out.url = flags.get("url");
@@ -230,7 +248,7 @@ command parse_submit(const std::vector<std::string>& args) {
 
 command parse_load(const std::vector<std::string>& args) {
   const flag_spec spec =
-      with_common({"orders", "concurrency", "journal", "path"}, {"pay"}, {"orders"});
+      with_common({"orders", "concurrency", "journal", "path", "mix", "seed"}, {"pay"}, {"orders"});
   flag_values flags;
   if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
   load_args out;
@@ -249,6 +267,7 @@ command parse_load(const std::vector<std::string>& args) {
   if (auto error = read_concurrency(flags, out.concurrency); !error.empty()) {
     return usage_error{error};
   }
+  if (auto error = read_mix(flags, out); !error.empty()) return usage_error{error};
   return out;
 }
 
@@ -292,13 +311,19 @@ const char* usage_text() noexcept {
                   --business-id X [--journal PATH] [COMMON OPTIONS]
       One intent; prints its outcome as one JSON object. --business-id is the
       merchant_order_id for /v1/orders, the order id for its sub-resources.
-  idem-cli load --url URL --token T --orders N [--concurrency 16] [--pay] [--path /v1/orders]
-                [--journal PATH] [COMMON OPTIONS]
+  idem-cli load --url URL --token T --orders N [--concurrency 16] [--pay | --mix MIX [--seed S]]
+                [--path /v1/orders] [--journal PATH] [COMMON OPTIONS]
       N create-order intents with fresh merchant_order_ids, POSTed to --path (with --pay, a
       payment for each through the mock server's payment route: 2N intents; a payment is
       submitted once its order succeeded, and counts as not_sent if its order did not). Prints
       one JSON summary; a progress bar on stderr if it is a terminal. With --journal the whole
       plan (every key already minted) is written down first.
+      --mix pay=0.8,cancel=0.2,double-pay=0.1,double-order=0.05 [--seed S]: instead of --pay,
+      what each order gets is drawn from the seed (default 0): a payment, a cancel sent with
+      it, a second payment of the same order with a new key (a double tap on "pay"), the same
+      cart sent twice with a new key (a double tap on "order"). Double taps end rejected (409)
+      or succeeded by lookup; payments and cancels of an order whose create lost to its double
+      tap are abandoned.
   idem-cli resume --url URL --token T --journal PATH [--concurrency 16] [COMMON OPTIONS]
       Drives every intent of the journal that is not final to an end, each with its own key,
       under a fresh deadline. Same summary as load. Another token than the journal's: exit 2.

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -11,6 +12,7 @@
 
 #include "idem/business_lookup.hpp"
 #include "idem/http_headers.hpp"
+#include "idem_cli/load_mix.hpp"
 
 namespace idem::cli {
 
@@ -50,7 +52,7 @@ struct submit_args {
   std::string journal{};  ///< empty: no journal (the intent lives in memory only)
 };
 
-/// `idem-cli load`: N create-order intents (and a payment each with --pay).
+/// `idem-cli load`: N create-order intents (and a payment each with --pay, or what --mix draws).
 struct load_args {
   common_args common;
   std::size_t orders = 0;
@@ -58,6 +60,9 @@ struct load_args {
   bool pay = false;
   std::string path = "/v1/orders";  ///< where the create-order bodies are POSTed
   std::string journal{};  ///< with a journal, the whole plan is written down before the first send
+  /// --mix: payments, cancels and double taps drawn per order (load_mix.hpp); not with --pay.
+  std::optional<load_mix> mix{};
+  std::uint64_t seed = 0;  ///< --seed, for the mix's draws (only with --mix)
 };
 
 /// `idem-cli resume`: every intent of a journal that is not final, driven to an end.

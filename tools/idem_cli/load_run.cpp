@@ -3,10 +3,8 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <optional>
 
-#include "idem/orders.hpp"
 #include "idem_cli/failure_words.hpp"
 #include "idem_cli/latency.hpp"
-#include "idem_cli/lookup_choice.hpp"
 
 namespace idem::cli {
 namespace {
@@ -14,41 +12,7 @@ namespace {
 using clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-// A fresh prefix per run, so that merchant_order_ids never collide with an earlier run's.
-std::string run_id() {
-  return idempotency_key::mint().str().substr(0, 8);
-}
-
-orders::order_request order_number(const std::string& run, std::size_t n) {
-  const std::int64_t price = 100 + static_cast<std::int64_t>(n % 50) * 10;
-  return {.merchant_order_id = "load-" + run + "-" + std::to_string(n),
-          .customer_id = "load-customer-" + std::to_string(n % 100),
-          .currency = "EUR",
-          .amount_minor = price * 2,
-          .items = {
-              {.sku = "sku-" + std::to_string(n % 20), .quantity = 2, .unit_price_minor = price}}};
-}
-
 }  // namespace
-
-run_plan load_plan(const load_args& args) {
-  run_plan plan;
-  plan.url = args.common.url;
-  const std::string run = run_id();
-  plan.ready.reserve(args.orders);
-  for (std::size_t n = 0; n < args.orders; ++n) {
-    const auto req = order_number(run, n);
-    const intent order = orders::create(req);
-    // The same body (and the key just minted, never sent) to --path, with the chosen lookup.
-    plan.ready.push_back(intent::restore(order.key(), {"POST", args.path}, order.payload(),
-                                         choose_lookup(args.common.lookup, order.lookup())));
-    if (args.pay) {
-      plan.after.push_back(orders::plan_payment(
-          plan.ready.back(), {.amount_minor = req.amount_minor, .currency = req.currency}));
-    }
-  }
-  return plan;
-}
 
 load_run::load_run(run_plan plan, std::size_t concurrency, client& c, progress_bar& bar,
                    std::function<void()> on_finished)

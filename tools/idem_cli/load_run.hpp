@@ -14,31 +14,12 @@
 
 #include "idem/client.hpp"
 #include "idem/planned_intent.hpp"
-#include "idem_cli/command_line.hpp"
+#include "idem_cli/load_plan.hpp"  // what a load runs (its users build it with the run)
 #include "idem_cli/progress_bar.hpp"
+#include "idem_cli/run_plan.hpp"
 #include "idem_cli/summary.hpp"
 
 namespace idem::cli {
-
-/// What a run submits: intents ready to go, in order, and planned intents that each wait for
-/// their prerequisite (an intent of `ready`, by key) to succeed.
-struct run_plan {
-  std::vector<intent> ready;
-  std::vector<planned_intent> after;
-  /// Intents counted as not_sent without being submitted (a resume's abandoned plans).
-  std::uint64_t never_sent = 0;
-  /// Applied to each intent just before it is submitted (planned ones once bound), e.g. to give
-  /// a resumed intent the lookup of the command line; unset: the intents as they are.
-  std::function<intent(const intent&)> before_submit{};
-  /// Where the intents go, for the words of transport errors (e.g. "connection refused (URL)").
-  std::string url{};
-};
-
-/// `idem-cli load`'s plan: N orders with fresh merchant_order_ids (a random run ID plus a
-/// sequence number), POSTed to `args.path` with the lookup the command line chose (the orders
-/// API's preset by default) and, with --pay, a planned payment for each (its key minted now,
-/// its path and lookup the mock server's payment route).
-[[nodiscard]] run_plan load_plan(const load_args& args);
 
 /// Every member runs on the thread that runs the client's io_context. Each intent that does not
 /// succeed is counted by why (failure_words; for one never submitted, why not), and the key of
