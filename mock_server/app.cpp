@@ -110,7 +110,11 @@ asio::awaitable<reply> handle_request(server_state& state, request req) {
   try {
     out = co_await dispatch(state, req);
   } catch (const std::exception& e) {
-    std::cerr << "idem-mock-server: " << req.method << ' ' << req.target << " failed: " << e.what()
+    // The route's template, never the target: a target's query (a merchant_order_id) and its
+    // path segments (IDs) are a client's data, which a log must not collect.
+    const auto route = match_route(req.method, req.path()).route_template;
+    std::cerr << "idem-mock-server: " << req.method << ' '
+              << (route.empty() ? std::string_view{"(no route)"} : route) << " failed: " << e.what()
               << '\n';
     out = reply{.res = make_problem(500, "internal", "the server failed; nothing was stored")};
   }

@@ -97,22 +97,22 @@ TEST(CliCommonOptions, HeadersAreRepeatableTrimmedAndKeptInOrder) {
 
 TEST(CliCommonOptions, MalformedOrForbiddenHeadersAreUsageErrors) {
   EXPECT_EQ(usage_message(submit_with({"--header", "X-No-Colon"})),
-            "bad --header 'X-No-Colon': expected 'Name: value'");
+            "bad --header: expected 'Name: value'");
   EXPECT_EQ(usage_message(submit_with({"--header", ": v"})),
-            "bad --header ': v': the name is empty");
+            "bad --header ': ...': the name is empty");
   EXPECT_EQ(usage_message(submit_with({"--header", "X Y: v"})),
-            "bad --header 'X Y: v': the name may hold letters, digits and !#$%&'*+-.^_`|~");
+            "bad --header 'X Y: ...': the name may hold letters, digits and !#$%&'*+-.^_`|~");
   EXPECT_EQ(usage_message(submit_with({"--header", "X-A: 1\r\nX-Injected: 2"})),
-            "bad --header 'X-A: 1\r\nX-Injected: 2': CR, LF and NUL are not allowed in a header");
+            "bad --header 'X-A: ...': CR, LF and NUL are not allowed in a header");
   EXPECT_EQ(usage_message(submit_with({"--header", "X-A: a\nb"})),
-            "bad --header 'X-A: a\nb': CR, LF and NUL are not allowed in a header");
+            "bad --header 'X-A: ...': CR, LF and NUL are not allowed in a header");
   EXPECT_EQ(usage_message(submit_with({"--header", std::string("X-A: a\x01")})),
-            std::string("bad --header 'X-A: a\x01': control characters in the value"));
-  for (const char* own : {"Authorization: Bearer other", "authorization: x", "Idempotency-Key: k-1",
-                          "IDEMPOTENCY-KEY: k"}) {
+            "bad --header 'X-A: ...': control characters in the value");
+  for (const std::string own : {"Authorization: Bearer other", "authorization: x",
+                                "Idempotency-Key: k-1", "IDEMPOTENCY-KEY: k"}) {
     const std::string message = usage_message(submit_with({"--header", own}));
-    EXPECT_TRUE(message.starts_with("bad --header '" + std::string(own) + "': idem-cli sets "))
-        << message;
+    const std::string name = own.substr(0, own.find(':'));
+    EXPECT_TRUE(message.starts_with("bad --header '" + name + ": ...': idem-cli sets ")) << message;
   }
 }
 

@@ -62,12 +62,16 @@ std::string read_first_line(int fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-server_process::server_process(std::vector<std::string> args) {
+server_process::server_process(std::vector<std::string> args, std::string stderr_path) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
+    if (!stderr_path.empty()) {
+      const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+      if (err < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(127);
+    }
     ::dup2(fds[1], STDOUT_FILENO);
     ::close(fds[0]);
     ::close(fds[1]);
@@ -97,6 +101,18 @@ int server_process::stop(int signo) {
   ::waitpid(pid_, &status, 0);
   pid_ = -1;
   return status;
+}
+
+std::string server_process::rest_of_stdout() {
+  std::string out;
+  if (pid_ > 0 || stdout_fd_ < 0) return out;  // still running: a read could block for ever
+  char buf[4096];
+  for (;;) {
+    const auto n = ::read(stdout_fd_, buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
 }
 
 server_process::~server_process() {

@@ -42,10 +42,11 @@ class running_server {
 };
 
 /// The built `idem-mock-server` binary as a child process. Starts it with `args` and reads the
-/// port from its first stdout line.
+/// port from its first stdout line. Its stderr is the test's, or the file `stderr_path` (created
+/// or appended to) when one is given.
 class server_process {
  public:
-  explicit server_process(std::vector<std::string> args);
+  explicit server_process(std::vector<std::string> args, std::string stderr_path = {});
   ~server_process();  ///< SIGKILLs the process if it still runs
   server_process(const server_process&) = delete;
   server_process& operator=(const server_process&) = delete;
@@ -54,6 +55,8 @@ class server_process {
   [[nodiscard]] pid_t pid() const noexcept { return pid_; }
   /// Sends `signo` and waits for the process to end; returns its wait status.
   int stop(int signo);
+  /// After stop(): what it wrote on stdout after its first line.
+  [[nodiscard]] std::string rest_of_stdout();
 
  private:
   pid_t pid_ = -1;

@@ -54,6 +54,12 @@ std::string check_base_url(const std::string& flag, const std::string& url) {
   if (rc != CURLUE_OK) {
     return bad + curl_url_strerror(rc) + " (e.g. http://127.0.0.1:8080 or https://api.example)";
   }
+  // Credentials in the URL would be printed wherever the URL is (every failure names it) and
+  // never be sent (idem-cli authenticates with --token), so they are refused without an echo.
+  if (!url_part(parsed.get(), CURLUPART_USER).empty() ||
+      !url_part(parsed.get(), CURLUPART_PASSWORD).empty()) {
+    return "bad " + flag + ": no user or password in the URL, please (idem-cli sends --token)";
+  }
   std::string scheme = url_part(parsed.get(), CURLUPART_SCHEME);
   if (scheme != "http" && scheme != "https") {
     return bad + "only http:// and https:// are supported";
@@ -68,11 +74,15 @@ std::string check_base_url(const std::string& flag, const std::string& url) {
 }
 
 std::string parse_header_flag(std::string_view text, std::pair<std::string, std::string>& out) {
-  const std::string bad = "bad --header '" + std::string(text) + "': ";
+  const auto colon = text.find(':');
+  // A message shows the header's name only: its value may be a credential (Authorization,
+  // X-Api-Key), and so may a text without a colon.
+  const std::string bad = colon == std::string_view::npos
+                              ? std::string("bad --header: ")
+                              : "bad --header '" + std::string(text.substr(0, colon)) + ": ...': ";
   if (text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
     return bad + "CR, LF and NUL are not allowed in a header";
   }
-  const auto colon = text.find(':');
   if (colon == std::string_view::npos) return bad + "expected 'Name: value'";
   const std::string_view name = text.substr(0, colon);
   if (name.empty()) return bad + "the name is empty";

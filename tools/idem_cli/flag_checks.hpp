@@ -10,13 +10,15 @@
 
 namespace idem::cli {
 
-/// `url` is absolute, http:// or https://, has a host, and has no query or fragment (paths are
-/// appended to it). Checked with curl_url(), which needs no curl_global_init.
+/// `url` is absolute, http:// or https://, has a host, no user or password (refused without
+/// repeating the URL), and no query or fragment (paths are appended to it). Checked with
+/// curl_url(), which needs no curl_global_init.
 [[nodiscard]] std::string check_base_url(const std::string& flag, const std::string& url);
 
 /// `--header 'Name: value'`: the name an RFC 9110 token, the value without CR, LF or other
 /// control characters (a tab is fine), blanks around the value dropped. The names the CLI sets
 /// itself (Authorization, Idempotency-Key) are refused: a second copy would contradict them.
+/// A refusal names the header but never repeats its value (it may be a credential).
 [[nodiscard]] std::string parse_header_flag(std::string_view text,
                                             std::pair<std::string, std::string>& out);
 

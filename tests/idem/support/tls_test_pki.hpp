@@ -1,8 +1,9 @@
 #pragma once
 // Shared by the HTTPS tests (curl_transport_tls_test, curl_transport_client_cert_test,
-// curl_transport_proxy_test, cli_backend_test): a test PKI made at test time with OpenSSL 3 (a CA,
-// a server certificate, a client certificate, all signed by the CA and written to a temporary
-// directory) and a small Asio TLS peer on 127.0.0.1 that answers every request with 200 "hello".
+// curl_transport_proxy_test, cli_backend_test, tls_verification_test): a test PKI made at test time
+// with OpenSSL 3 (a CA, a server certificate, a client certificate, all signed by the CA and
+// written to a temporary directory) and a small Asio TLS peer on 127.0.0.1 that answers every
+// request with 200 "hello".
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -54,20 +55,26 @@ inline void add_extension(X509* cert, X509V3_CTX& ctx, int nid, const char* valu
   X509_EXTENSION_free(ext);
 }
 
+/// When a certificate is valid, in seconds from now (negative: in the past).
+struct validity {
+  long not_before_s = -3600;
+  long not_after_s = 24 * 3600;
+};
+
 /// A certificate for `key` named `common_name`, signed by `issuer` (self-signed CA when null).
 /// `usage` is the extended key usage of an issued certificate ("serverAuth" or "clientAuth");
 /// `subject_alt_name` (may be null) its names.
 inline cert_ptr make_cert(EVP_PKEY* key, const char* common_name, X509* issuer,
                           EVP_PKEY* issuer_key, const char* subject_alt_name,
-                          const char* usage = "serverAuth") {
+                          const char* usage = "serverAuth", validity valid = {}) {
   static long serial = 1;
   cert_ptr cert(X509_new(), &X509_free);
   check(cert != nullptr, "X509_new");
   X509* x = cert.get();
   check(X509_set_version(x, X509_VERSION_3) == 1, "X509_set_version");
   check(ASN1_INTEGER_set(X509_get_serialNumber(x), serial++) == 1, "serial");
-  check(X509_gmtime_adj(X509_getm_notBefore(x), -3600) != nullptr, "notBefore");
-  check(X509_gmtime_adj(X509_getm_notAfter(x), 24 * 3600) != nullptr, "notAfter");
+  check(X509_gmtime_adj(X509_getm_notBefore(x), valid.not_before_s) != nullptr, "notBefore");
+  check(X509_gmtime_adj(X509_getm_notAfter(x), valid.not_after_s) != nullptr, "notAfter");
   check(X509_set_pubkey(x, key) == 1, "X509_set_pubkey");
   X509_NAME* name = X509_get_subject_name(x);
   check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
@@ -116,15 +123,16 @@ struct test_pki {
     std::string pattern = (std::filesystem::temp_directory_path() / "idem-tls-XXXXXX").string();
     check(::mkdtemp(pattern.data()) != nullptr, "mkdtemp");
     dir = pattern;
-    auto ca_key = make_key();
-    auto ca = make_cert(ca_key.get(), "idem test CA", nullptr, nullptr, nullptr);
+    ca_key = make_key();
+    ca_cert = make_cert(ca_key.get(), "idem test CA", nullptr, nullptr, nullptr);
+    X509* ca = ca_cert.get();
     auto server_key = make_key();
     auto server =
-        make_cert(server_key.get(), "idem test server", ca.get(), ca_key.get(), server_alt_name);
+        make_cert(server_key.get(), "idem test server", ca, ca_key.get(), server_alt_name);
     auto client_key = make_key();
-    auto client = make_cert(client_key.get(), "idem test client", ca.get(), ca_key.get(), nullptr,
-                            "clientAuth");
-    ca_pem = to_pem([&](BIO* b) { return PEM_write_bio_X509(b, ca.get()); });
+    auto client =
+        make_cert(client_key.get(), "idem test client", ca, ca_key.get(), nullptr, "clientAuth");
+    ca_pem = to_pem([&](BIO* b) { return PEM_write_bio_X509(b, ca); });
     cert_pem = to_pem([&](BIO* b) { return PEM_write_bio_X509(b, server.get()); });
     key_pem = to_pem([&](BIO* b) {
       return PEM_write_bio_PrivateKey(b, server_key.get(), nullptr, nullptr, 0, nullptr, nullptr);
@@ -149,7 +157,7 @@ struct test_pki {
     // OpenSSL looks CAs up in a directory by subject hash: <hash>.0
     std::filesystem::create_directory(dir / "certs");
     char hashed[32];
-    std::snprintf(hashed, sizeof hashed, "%08lx.0", X509_subject_name_hash(ca.get()));
+    std::snprintf(hashed, sizeof hashed, "%08lx.0", X509_subject_name_hash(ca));
     ca_path = (dir / "certs").string();
     std::ofstream(dir / "certs" / hashed) << ca_pem;
   }
@@ -161,6 +169,8 @@ struct test_pki {
   test_pki& operator=(const test_pki&) = delete;
 
   std::filesystem::path dir;
+  key_ptr ca_key{nullptr, &EVP_PKEY_free};  ///< for tests that issue certificates of their own
+  cert_ptr ca_cert{nullptr, &X509_free};
   std::string ca_file;
   std::string ca_path;
   std::string ca_pem;
