@@ -1,4 +1,4 @@
-# Project-wide warning and sanitizer flags, applied through one interface target so that
+# Project-wide warning flags, applied through one interface target so that
 # third-party code found on the system is not affected.
 add_library(idem_build_flags INTERFACE)
 target_compile_options(idem_build_flags INTERFACE -Wall -Wextra -Wpedantic)
@@ -9,14 +9,4 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
 endif()
 if(IDEM_WERROR)
   target_compile_options(idem_build_flags INTERFACE -Werror)
-endif()
-if(IDEM_SANITIZE)
-  target_compile_options(idem_build_flags INTERFACE
-    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
-  target_link_options(idem_build_flags INTERFACE -fsanitize=address,undefined)
-  # GCC documents that sanitizer instrumentation makes -Wmaybe-uninitialized report false
-  # positives (seen in libstdc++'s std::function inside std::regex); the plain build keeps it.
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    target_compile_options(idem_build_flags INTERFACE -Wno-maybe-uninitialized)
-  endif()
 endif()

@@ -6,6 +6,8 @@ set -euo pipefail
 
 packages=(
   g++ make cmake
+  clang-16 libclang-rt-16-dev  # the libFuzzer targets, built by CI with ASan+UBSan (docs/CI.md)
+  lld                     # the linker of every configuration (cmake/linker.cmake)
   libboost1.81-dev        # Asio and Beast; Debian's default libboost-dev is 1.74, too old
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev

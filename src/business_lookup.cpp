@@ -1,5 +1,6 @@
 #include "idem/business_lookup.hpp"
 
+#include "answer_json.hpp"
 #include "http_facts.hpp"
 
 namespace idem {
@@ -187,8 +188,9 @@ lookup_judgement judge_lookup(const business_lookup& l, const json& payload, int
   // a redirect...) will not improve by asking again, and proves nothing.
   if (status >= 500 || status == 408 || status == 429) return {lookup_verdict::retry, {}};
   if (status != 200) return {lookup_verdict::not_found, {}};
-  const json answer = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (answer.is_discarded()) return {lookup_verdict::retry, {}};  // e.g. a proxy's error page
+  const json answer = detail::parse_answer(body);
+  // e.g. a proxy's error page, or an answer nested too deep to read safely
+  if (answer.is_discarded()) return {lookup_verdict::retry, {}};
   const json* selected = at_pointer(answer, l.select);
   if (!selected || !(selected->is_array() || selected->is_object())) {
     return {lookup_verdict::retry, {}};

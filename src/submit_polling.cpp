@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "answer_json.hpp"
 #include "http_facts.hpp"
 #include "submit_operation.hpp"
 
@@ -60,7 +61,7 @@ void submit_operation::on_poll_done(transport_result r) {
     next_resend_ = core_->sched->now();
     return schedule_poll();
   }
-  auto body = nlohmann::json::parse(r.response.body, nullptr, false);
+  auto body = parse_answer(r.response.body);  // too deep to read: no answer, poll again
   if (r.response.status != 200 || !body.is_object()) return schedule_poll();
   auto state = body.find("state");
   auto response = body.find("response");

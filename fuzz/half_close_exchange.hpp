@@ -1,0 +1,34 @@
+#pragma once
+// One exchange over a loopback connection, as both ends of the socket-level fuzz targets do it:
+// write everything, half-close, then read until the peer closes.
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <string>
+#include <string_view>
+
+namespace idem::fuzz {
+
+/// Writes `bytes` to `socket`, shuts its sending side, and returns what arrives until the peer
+/// closes or the connection fails. Never throws on a network error: the peer may answer and
+/// close before it has read everything.
+inline boost::asio::awaitable<std::string> write_then_drain(boost::asio::ip::tcp::socket& socket,
+                                                            std::string_view bytes) {
+  namespace asio = boost::asio;
+  constexpr auto use_nothrow = asio::as_tuple(asio::use_awaitable);
+  co_await asio::async_write(socket, asio::buffer(bytes), use_nothrow);
+  boost::system::error_code ec;
+  socket.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  std::string received;
+  char chunk[4096];
+  while (true) {
+    auto [read_error, n] = co_await socket.async_read_some(asio::buffer(chunk), use_nothrow);
+    received.append(chunk, n);
+    if (read_error) co_return received;
+  }
+}
+
+}  // namespace idem::fuzz
