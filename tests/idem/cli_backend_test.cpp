@@ -18,7 +18,6 @@
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/run_cli.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
-#include "tests/support/background_io.hpp"
 #include "tests/support/cli_process.hpp"
 #include "tests/support/recording_listener.hpp"
 #include "tests/support/running_server.hpp"
@@ -31,7 +30,6 @@ namespace {
 using namespace std::chrono_literals;
 using strings = std::vector<std::string>;
 
-using testing::background_io;
 using testing::http_answer;
 using testing::recording_listener;
 
@@ -224,8 +222,7 @@ TEST(CliBackend, AttemptTimeoutLetsSeveralAttemptsIntoTheDeadline) {
 
 TEST(CliBackend, CacertTrustsAPrivateCaAndWithoutItTheReasonIsTls) {
   test::tls::test_pki pki("IP:127.0.0.1");
-  background_io bg;
-  test::tls::tls_peer peer(bg.io(), pki);
+  test::tls::background_tls_peer peer(pki);
   const std::string url = "https://127.0.0.1:" + std::to_string(peer.port());
 
   const auto trusted = run(submit_to(url, {"--cacert", pki.ca_file}));

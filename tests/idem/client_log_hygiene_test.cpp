@@ -22,7 +22,6 @@
 #include "tests/idem/support/live_client.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
 #include "tests/support/api_client.hpp"
-#include "tests/support/background_io.hpp"
 #include "tests/support/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -93,8 +92,7 @@ TEST(ClientLogHygiene, TheClientWritesNothingOnStdoutOrStderrWhateverHappens) {
       dir.file("server.log"));
   testing::api_client admin{server.port()};
   test::tls::test_pki pki("IP:127.0.0.1");  // a CA the client does not trust
-  testing::background_io bg;
-  test::tls::tls_peer tls(bg.io(), pki);
+  test::tls::background_tls_peer tls(pki);
 
   auto options = live_options(server.port());
   options.credentials = bearer_token{"tok-secret-7d1e"};

@@ -27,7 +27,6 @@
 #include "idem/transport_error.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
-#include "tests/support/background_io.hpp"
 #include "tests/support/cli_process.hpp"
 
 namespace idem {
@@ -260,8 +259,7 @@ void expect_cli_refused(const testing::cli_result& r) {
 // presents `pki`'s server certificate.
 testing::cli_result submit_over_tls(const test_pki& pki, strings extra,
                                     const testing::cli_options& options) {
-  testing::background_io bg;
-  tls_peer peer(bg.io(), pki);
+  test::tls::background_tls_peer peer(pki);
   return testing::run_cli_to_exit(submit_to(peer.url(), std::move(extra)), options);
 }
 

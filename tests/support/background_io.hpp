@@ -14,15 +14,19 @@ namespace idem::testing {
 class background_io {
  public:
   background_io() : thread_([this] { io_.run(); }) {}
-  ~background_io() {
-    guard_.reset();
-    io_.stop();
-    thread_.join();
-  }
+  ~background_io() { stop(); }
   background_io(const background_io&) = delete;
   background_io& operator=(const background_io&) = delete;
 
   [[nodiscard]] boost::asio::io_context& io() noexcept { return io_; }
+
+  /// Stops the io_context and joins the thread (once; the destructor calls it too). Objects
+  /// living on io() may then be destroyed from the calling thread without racing the loop.
+  void stop() {
+    guard_.reset();
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
 
  private:
   boost::asio::io_context io_;

@@ -23,10 +23,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tests/support/background_io.hpp"
 #include "tests/support/read_http_request.hpp"
 
 namespace idem::test::tls {
@@ -289,6 +291,29 @@ class tls_peer {
   std::shared_ptr<ssl::context> context_;
   std::shared_ptr<tcp::acceptor> acceptor_;
   std::shared_ptr<tls_peer_state> state_;
+};
+
+/// A tls_peer served by a thread of its own, for tests whose own thread blocks (in idem-cli, in
+/// a blocking call). The thread stops before the peer goes: the peer's destructor closes its
+/// acceptor and sockets, which must not race the loop that is still accepting on them.
+class background_tls_peer {
+ public:
+  explicit background_tls_peer(const test_pki& pki, tls_peer_options options = {}) {
+    peer_.emplace(bg_.io(), pki, options);
+  }
+  ~background_tls_peer() {
+    bg_.stop();
+    peer_.reset();
+  }
+  background_tls_peer(const background_tls_peer&) = delete;
+  background_tls_peer& operator=(const background_tls_peer&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const { return peer_->port(); }
+  [[nodiscard]] std::string url() const { return peer_->url(); }
+
+ private:
+  idem::testing::background_io bg_;
+  std::optional<tls_peer> peer_;
 };
 
 }  // namespace idem::test::tls
