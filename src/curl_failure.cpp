@@ -7,17 +7,28 @@
 namespace idem::detail {
 namespace {
 
-bool is_tls_failure(CURLcode code) noexcept {
+// The server's certificate was judged and refused, no certificate can be accepted with the
+// trust anchors given, or our own certificate cannot be used: the next attempt would meet the
+// same verdict.
+bool is_certificate_rejection(CURLcode code) noexcept {
   switch (code) {
-    case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CRL_BADFILE:
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
     case CURLE_SSL_INVALIDCERTSTATUS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_tls_failure(CURLcode code) noexcept {
+  switch (code) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CIPHER:
     case CURLE_SSL_ENGINE_NOTFOUND:
     case CURLE_SSL_ENGINE_SETFAILED:
     case CURLE_SSL_ENGINE_INITFAILED:
@@ -41,13 +52,14 @@ bool happens_before_sending(CURLcode code) noexcept {
     case CURLE_UNSUPPORTED_PROTOCOL:
       return true;
     default:
-      return is_tls_failure(code);
+      return is_tls_failure(code) || is_certificate_rejection(code);
   }
 }
 
 std::error_code error_for(const curl_failure_facts& f) noexcept {
   // Our callbacks refuse bytes only for the size limit; curl reports that as a write error.
   if (f.too_large || f.code == CURLE_FILESIZE_EXCEEDED) return transport_errc::response_too_large;
+  if (is_certificate_rejection(f.code)) return transport_errc::certificate_rejected;
   if (is_tls_failure(f.code)) return transport_errc::tls_failed;
   switch (f.code) {
     case CURLE_COULDNT_RESOLVE_HOST:

@@ -295,9 +295,10 @@ void submit_operation::on_write_done(transport_result r) {
   if (may_have_executed(a.cls)) may_have_executed_ = true;
   if (a.cls == attempt_class::not_sent || a.cls == attempt_class::unknown) ++failed_;
   if (a.status != 0) last_answer_ = a;
-  // A request that cannot be sent as given (malformed URL, unsupported scheme) never will be:
-  // no retry can heal it.
-  if (a.cls == attempt_class::not_sent && r.ec == transport_errc::invalid_request) {
+  // A request that cannot be sent as given (malformed URL, unsupported scheme) never will be,
+  // and a refused certificate is refused again: no retry can heal either.
+  if (a.cls == attempt_class::not_sent &&
+      (r.ec == transport_errc::invalid_request || r.ec == transport_errc::certificate_rejected)) {
     return finish_stopped();
   }
   handle_answer(std::move(a), before);

@@ -24,7 +24,7 @@ class transport_category_impl final : public std::error_category {
       case transport_errc::connect_failed:
         return "could not connect to the server";
       case transport_errc::tls_failed:
-        return "TLS handshake or certificate verification failed";
+        return "the TLS handshake failed";
       case transport_errc::timed_out:
         return "the attempt timed out";
       case transport_errc::connection_lost:
@@ -35,6 +35,8 @@ class transport_category_impl final : public std::error_category {
         return "invalid HTTP response";
       case transport_errc::invalid_request:
         return "the request cannot be sent (malformed URL or unsupported scheme)";
+      case transport_errc::certificate_rejected:
+        return "a certificate was not accepted (the server's, or the client's own)";
       case transport_errc::curl_error_base:
         break;
     }

@@ -29,7 +29,7 @@ struct tls_options {
   std::string client_key_file{};
   /// The passphrase of an encrypted key (CURLOPT_KEYPASSWD); empty: the key is not encrypted.
   /// Files that cannot be read, a wrong passphrase or a key that does not fit the certificate
-  /// fail every attempt before a request leaves (`not_sent`, `tls_failed`).
+  /// fail the attempt before a request leaves (`not_sent`, `certificate_rejected`: final).
   std::string client_key_password{};
 };
 

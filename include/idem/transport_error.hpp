@@ -14,20 +14,24 @@ namespace idem {
 /// Why a transport attempt failed. Values from `curl_error_base` up carry a libcurl `CURLcode`
 /// that has no name here (value = curl_error_base + CURLcode); their message is libcurl's text.
 enum class transport_errc {
-  resolve_failed = 1,  ///< the host name did not resolve (DNS)
-  connection_refused,  ///< the server host refused the TCP connection; also equals
-                       ///< `std::errc::connection_refused`
-  connect_failed,      ///< the TCP connection could not be opened otherwise (e.g. unreachable)
-  tls_failed,          ///< TLS handshake failed, or the server's certificate or host name was
-                       ///< not accepted
-  timed_out,           ///< the attempt's timeout expired (connecting, sending or waiting for the
-                       ///< answer); also equals `std::errc::timed_out`
-  connection_lost,     ///< the connection was reset or closed before a complete response (this
-                       ///< includes an empty reply and a truncated body)
-  response_too_large,  ///< the response exceeded the transport's size limit
-  protocol_error,      ///< the server's answer was not valid HTTP/1.1
-  invalid_request,     ///< the request cannot be sent as given (malformed URL, unsupported
-                       ///< scheme); also equals `std::errc::invalid_argument`
+  resolve_failed = 1,    ///< the host name did not resolve (DNS)
+  connection_refused,    ///< the server host refused the TCP connection; also equals
+                         ///< `std::errc::connection_refused`
+  connect_failed,        ///< the TCP connection could not be opened otherwise (e.g. unreachable)
+  tls_failed,            ///< the TLS handshake failed or broke off (may heal: retried)
+  timed_out,             ///< the attempt's timeout expired (connecting, sending or waiting for the
+                         ///< answer); also equals `std::errc::timed_out`
+  connection_lost,       ///< the connection was reset or closed before a complete response (this
+                         ///< includes an empty reply and a truncated body)
+  response_too_large,    ///< the response exceeded the transport's size limit
+  protocol_error,        ///< the server's answer was not valid HTTP/1.1
+  invalid_request,       ///< the request cannot be sent as given (malformed URL, unsupported
+                         ///< scheme); also equals `std::errc::invalid_argument`
+  certificate_rejected,  ///< a certificate was not accepted: the server's (not trusted, not
+                         ///< for this host, pinned key mismatch), or the client's own
+                         ///< (certificate or key unusable), or the trust anchors (CA file or
+                         ///< directory) cannot be used. A retry would meet the same verdict, so a
+                         ///< submission ends `not_sent` at once
   curl_error_base = 1000,
 };
 

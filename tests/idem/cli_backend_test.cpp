@@ -232,6 +232,7 @@ TEST(CliBackend, CacertTrustsAPrivateCaAndWithoutItTheReasonIsTls) {
   const auto untrusted = run(submit_to(url, {"--deadline", "1s"}));
   EXPECT_EQ(untrusted.status, exit_some_open);
   EXPECT_EQ(untrusted.json()["outcome"], "not_sent");
+  EXPECT_EQ(untrusted.json()["attempts"], 1);
   EXPECT_TRUE(
       untrusted.err.starts_with("idem-cli: not_sent: TLS failed: the server's "
                                 "certificate is not trusted"))

@@ -305,10 +305,13 @@ TEST(CliFailureWords, WithoutAnAnswerTheTransportErrorAndWhere) {
   EXPECT_EQ(failure_words(refused, "http://127.0.0.1:1/v1/orders"),
             "connection refused (http://127.0.0.1:1/v1/orders)");
   const outcome tls(outcome_fields{.kind = outcome_kind::not_sent,
-                                   .last_transport_error = transport_errc::tls_failed});
+                                   .last_transport_error = transport_errc::certificate_rejected});
   const std::string words = failure_words(tls);
   EXPECT_NE(words.find("certificate is not trusted"), std::string::npos) << words;
   EXPECT_NE(words.find("--cacert"), std::string::npos) << words;
+  const outcome handshake(outcome_fields{.kind = outcome_kind::not_sent,
+                                         .last_transport_error = transport_errc::tls_failed});
+  EXPECT_NE(failure_words(handshake).find("handshake"), std::string::npos);
   const outcome cancelled(
       outcome_fields{.kind = outcome_kind::unresolved,
                      .last_transport_error = std::make_error_code(std::errc::operation_canceled)});

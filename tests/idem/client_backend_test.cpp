@@ -278,6 +278,32 @@ TEST_F(client_test, ARequestThatCannotBeSentAsGivenEndsAtOnceNotSent) {
   EXPECT_EQ(o.last_transport_error(), transport_errc::invalid_request);
 }
 
+// Retrying would meet the same certificate until the deadline; the first refusal is the answer
+// (and the reason stays "certificate", not the timeout that would cut the last retry).
+TEST_F(client_test, ARejectedCertificateEndsAtOnceNotSent) {
+  auto c = make_client();
+  fake_reply refused;
+  refused.result.failure = transport_failure::not_sent;
+  refused.result.ec = transport_errc::certificate_rejected;
+  net->respond(script({refused, reply(201)}));
+  const outcome o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::not_sent);
+  EXPECT_EQ(o.attempts(), 1u);
+  EXPECT_EQ(o.last_transport_error(), transport_errc::certificate_rejected);
+}
+
+// A handshake that broke off (a reset in the middle, a server restarting) may heal.
+TEST_F(client_test, AFailedHandshakeIsRetriedWithTheSameKey) {
+  auto c = make_client();
+  fake_reply broken;
+  broken.result.failure = transport_failure::not_sent;
+  broken.result.ec = transport_errc::tls_failed;
+  net->respond(script({broken, reply(201)}));
+  const outcome o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_EQ(o.attempts(), 2u);
+}
+
 TEST_F(client_test, TheDefaultTokenIsDeferredOnThisBoost) {
   auto c = make_client();
   net->respond(script({reply(201)}));

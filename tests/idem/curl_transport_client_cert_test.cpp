@@ -62,14 +62,14 @@ TEST_F(curl_transport_client_cert_test, EncryptedKeyIsOpenedWithItsPassword) {
 TEST_F(curl_transport_client_cert_test, WrongKeyPasswordFailsBeforeAnythingIsSent) {
   auto r = send(with_client(pki_.client_cert_file, pki_.client_key_encrypted_file, "wrong"));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
-  EXPECT_EQ(r.ec, transport_errc::tls_failed) << r.ec.message();
+  EXPECT_EQ(r.ec, transport_errc::certificate_rejected) << r.ec.message();
   EXPECT_EQ(peer_.state().requests, 0);
 }
 
 TEST_F(curl_transport_client_cert_test, MissingCertificateFileFailsBeforeAnythingIsSent) {
   auto r = send(with_client((pki_.dir / "no-such.pem").string()));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
-  EXPECT_EQ(r.ec, transport_errc::tls_failed) << r.ec.message();
+  EXPECT_EQ(r.ec, transport_errc::certificate_rejected) << r.ec.message();
   EXPECT_EQ(peer_.state().requests, 0);
 }
 

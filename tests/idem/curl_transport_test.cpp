@@ -837,6 +837,10 @@ TEST(curl_failure_classification, ErrorCodesNameTheFailure) {
             transport_errc::response_too_large);
   EXPECT_EQ(classify_curl_failure({.code = CURLE_GOT_NOTHING}).ec, transport_errc::connection_lost);
   EXPECT_EQ(classify_curl_failure({.code = CURLE_PEER_FAILED_VERIFICATION}).ec,
+            transport_errc::certificate_rejected);
+  EXPECT_EQ(classify_curl_failure({.code = CURLE_SSL_CACERT_BADFILE}).ec,
+            transport_errc::certificate_rejected);
+  EXPECT_EQ(classify_curl_failure({.code = CURLE_SSL_CONNECT_ERROR}).ec,
             transport_errc::tls_failed);
   // A code without a name here keeps curl's own and its text.
   auto other = classify_curl_failure({.code = CURLE_TOO_MANY_REDIRECTS}).ec;
@@ -857,7 +861,7 @@ TEST(transport_error, CodesCompareWithPortableConditions) {
   EXPECT_EQ(std::error_code(transport_errc::timed_out), std::errc::timed_out);
   EXPECT_NE(std::error_code(transport_errc::connection_lost), std::errc::timed_out);
   EXPECT_STREQ(transport_category().name(), "idem.transport");
-  for (int v = 1; v <= static_cast<int>(transport_errc::invalid_request); ++v) {
+  for (int v = 1; v <= static_cast<int>(transport_errc::certificate_rejected); ++v) {
     EXPECT_NE(std::error_code(v, transport_category()).message(), "unknown transport error") << v;
   }
 }

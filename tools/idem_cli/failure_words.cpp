@@ -74,10 +74,11 @@ std::string http_status_words(int status) {
 
 std::string transport_error_words(std::error_code ec) {
   if (ec == std::errc::operation_canceled) return "cancelled";
-  if (ec == transport_errc::tls_failed) {
-    return "TLS failed: the server's certificate is not trusted or not for this host, or the "
-           "handshake was refused (--cacert FILE trusts a private CA)";
+  if (ec == transport_errc::certificate_rejected) {
+    return "TLS failed: the server's certificate is not trusted or not for this host (--cacert "
+           "FILE trusts a private CA), or the client certificate or key cannot be used";
   }
+  if (ec == transport_errc::tls_failed) return "TLS failed: the handshake was refused or broke off";
   return ec.message();
 }
 
