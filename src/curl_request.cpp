@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "curl_failure.hpp"
-#include "http_facts.hpp"
 #include "idem/transport_error.hpp"
 
 namespace idem::detail {
@@ -16,18 +14,6 @@ std::string_view trim(std::string_view s) noexcept {
   const auto first = s.find_first_not_of(" \t");
   if (first == std::string_view::npos) return {};
   return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
-// A header that would let a caller's string end the line and start another (header injection),
-// or that curl would read as something else (a name with ':' or blanks).
-bool is_valid_header(const std::pair<std::string, std::string>& h) noexcept {
-  const auto& [name, value] = h;
-  return !name.empty() && name.find_first_of(":\r\n \t") == std::string::npos &&
-         value.find_first_of(std::string_view("\r\n\0", 3)) == std::string::npos;
-}
-
-bool has_header(const header_list& headers, std::string_view name) noexcept {
-  return std::ranges::any_of(headers, [&](const auto& h) { return ascii_iequals(h.first, name); });
 }
 
 // libcurl consults the proxy variables of the environment only while CURLOPT_PROXY is unset,
@@ -49,9 +35,10 @@ void configure_proxy(const proxy_options& proxy, Set& set) {
 
 }  // namespace
 
-curl_request::curl_request(http_request req, const curl_transport_options& options)
-    : req_(std::move(req)), max_response_bytes_(options.max_response_bytes) {
-  easy_ = curl_easy_init();
+curl_request::curl_request(http_request req, const curl_transport_options& options,
+                           curl_handle_pool& pool)
+    : req_(std::move(req)), max_response_bytes_(options.max_response_bytes), pool_(pool) {
+  easy_ = pool_.take();
   if (easy_ == nullptr) {
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
     return;
@@ -60,8 +47,7 @@ curl_request::curl_request(http_request req, const curl_transport_options& optio
 }
 
 curl_request::~curl_request() {
-  if (easy_ != nullptr) curl_easy_cleanup(easy_);
-  curl_slist_free_all(header_list_);
+  pool_.give_back(easy_);
 }
 
 void curl_request::configure(const curl_transport_options& options) {
@@ -138,30 +124,11 @@ void curl_request::configure(const curl_transport_options& options) {
 }
 
 void curl_request::set_headers() {
-  std::vector<std::string> lines;
-  for (const auto& h : req_.headers) {
-    if (!is_valid_header(h)) {
-      setup_error_ = transport_errc::invalid_request;
-      return;
-    }
-    // "Name;" is curl's spelling of a header with an empty value ("Name:" would remove it).
-    lines.push_back(h.second.empty() ? h.first + ";" : h.first + ": " + h.second);
+  if (auto ec = headers_.assign(req_.headers)) {
+    setup_error_ = ec;
+    return;
   }
-  // "Expect: 100-continue" would add a round trip and a second place where the request can be
-  // half-sent; an empty value removes the header curl would add.
-  if (!has_header(req_.headers, "Expect")) lines.emplace_back("Expect:");
-  // curl labels a POST body application/x-www-form-urlencoded unless told otherwise; a
-  // transport must not invent a media type.
-  if (!has_header(req_.headers, "Content-Type")) lines.emplace_back("Content-Type:");
-  for (const auto& line : lines) {
-    curl_slist* next = curl_slist_append(header_list_, line.c_str());
-    if (next == nullptr) {
-      setup_error_ = std::make_error_code(std::errc::not_enough_memory);
-      return;
-    }
-    header_list_ = next;
-  }
-  if (curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_) != CURLE_OK) {
+  if (curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_.get()) != CURLE_OK) {
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
   }
 }

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <system_error>
 
+#include "curl_handle_pool.hpp"
+#include "curl_header_list.hpp"
 #include "idem/curl_transport.hpp"
 #include "idem/transport.hpp"
 
@@ -16,8 +18,9 @@ namespace idem::detail {
 /// (the callbacks point at it), and be removed from any multi handle before it is destroyed.
 class curl_request {
  public:
-  /// Sets up the easy handle for `req` with `options`; check `setup_error()` before use.
-  curl_request(http_request req, const curl_transport_options& options);
+  /// Sets up an easy handle from `pool` (given back when this object goes, so `pool` must
+  /// outlive it) for `req` with `options`; check `setup_error()` before use.
+  curl_request(http_request req, const curl_transport_options& options, curl_handle_pool& pool);
   ~curl_request();
   curl_request(const curl_request&) = delete;
   curl_request& operator=(const curl_request&) = delete;
@@ -48,8 +51,9 @@ class curl_request {
 
   http_request req_;  // the body must outlive the transfer: curl reads it in place
   std::size_t max_response_bytes_;
+  curl_handle_pool& pool_;
   CURL* easy_ = nullptr;
-  curl_slist* header_list_ = nullptr;
+  curl_header_list headers_;
   std::error_code setup_error_;
   http_response response_;
   std::size_t received_ = 0;

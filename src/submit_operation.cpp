@@ -294,7 +294,6 @@ void submit_operation::on_write_done(transport_result r) {
   const bool before = may_have_executed_;
   if (may_have_executed(a.cls)) may_have_executed_ = true;
   if (a.cls == attempt_class::not_sent || a.cls == attempt_class::unknown) ++failed_;
-  if (a.status != 0) last_answer_ = a;
   // A request that cannot be sent as given (malformed URL, unsupported scheme) never will be,
   // and a refused certificate is refused again: no retry can heal either.
   if (a.cls == attempt_class::not_sent &&
@@ -305,9 +304,18 @@ void submit_operation::on_write_done(transport_result r) {
 }
 
 void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
+  // The last answer is kept, for an unresolved outcome's context, only where the submission
+  // goes on, and moved there: a copy of every answer's body and headers cost an allocation each.
+  auto keep_as_last = [this](answer& kept) {
+    if (kept.status != 0) last_answer_ = std::move(kept);
+  };
   switch (a.cls) {
     case attempt_class::succeeded:
-      if (a.status == 202) return begin_polling(a.location);
+      if (a.status == 202) {
+        std::string location = a.location;
+        keep_as_last(a);
+        return begin_polling(location);
+      }
       return finish(outcome_fields{.kind = outcome_kind::succeeded,
                                    .status = a.status,
                                    .body = std::move(a.body),
@@ -328,7 +336,10 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
     case attempt_class::business_conflict:
       // Our own earlier attempt may have created it (e.g. its key's record expired since):
       // only the lookup can tell ours from someone else's.
-      if (may_have_executed_before) return settle();
+      if (may_have_executed_before) {
+        keep_as_last(a);
+        return settle();
+      }
       [[fallthrough]];
     case attempt_class::rejected:
       return finish(outcome_fields{.kind = outcome_kind::rejected,
@@ -340,9 +351,12 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
     case attempt_class::not_sent:
     case attempt_class::unknown:
     case attempt_class::not_processed:
-    case attempt_class::in_progress:
+    case attempt_class::in_progress: {
+      const auto retry_after = a.retry_after;
+      keep_as_last(a);
       if (polling_) return failed_attempts_exhausted() ? settle() : schedule_poll();
-      return schedule_retry(a.retry_after);
+      return schedule_retry(retry_after);
+    }
   }
 }
 
@@ -384,11 +398,12 @@ void submit_operation::finish_stopped() {
   if (all_not_sent_) {
     return finish(outcome_fields{.kind = outcome_kind::not_sent});
   }
+  // The last answer is needed no more: the submission ends here.
   return finish(outcome_fields{.kind = outcome_kind::unresolved,
                                .status = last_answer_.status,
-                               .body = last_answer_.body,
-                               .problem_type = last_answer_.problem,
-                               .headers = last_answer_.headers});
+                               .body = std::move(last_answer_.body),
+                               .problem_type = std::move(last_answer_.problem),
+                               .headers = std::move(last_answer_.headers)});
 }
 
 void submit_operation::finish(outcome_fields f, bool record) {

@@ -1,0 +1,36 @@
+#pragma once
+// A request's header fields as the list CURLOPT_HTTPHEADER reads (private to the idem library).
+//
+// curl_slist_append makes a node and a copy of the line per field, after the line itself was
+// built: three allocations or more per field and attempt. Here every line goes into one buffer
+// and the nodes into one array, two allocations in all. That is sound because curl only reads
+// the list (it copies whatever it changes) and does not care who made the nodes; these are
+// ours, never given to curl_slist_free_all.
+
+#include <curl/curl.h>
+
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "idem/http_headers.hpp"
+
+namespace idem::detail {
+
+/// Thread-safety: none. Must stay alive, unchanged, while curl may read it.
+class curl_header_list {
+ public:
+  /// The lines of `headers`, plus what takes away curl's own `Expect` (always) and
+  /// `Content-Type` (when `headers` has none). `transport_errc::invalid_request` for a field
+  /// that could end its line or that curl would read as something else; then nothing is set.
+  [[nodiscard]] std::error_code assign(const header_list& headers);
+
+  /// The list for CURLOPT_HTTPHEADER (nullptr before assign()).
+  [[nodiscard]] curl_slist* get() noexcept { return nodes_.empty() ? nullptr : nodes_.data(); }
+
+ private:
+  std::string lines_;  // every line, each ended by a NUL
+  std::vector<curl_slist> nodes_;
+};
+
+}  // namespace idem::detail
