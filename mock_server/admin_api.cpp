@@ -63,6 +63,7 @@ response clock(server_state& state, const request& req) {
 
 response reset(server_state& state) {
   wipe_all(state.db);
+  state.stats.discard_pending();
   state.clock.reset();
   state.faults.clear();
   state.responses_by_status.clear();

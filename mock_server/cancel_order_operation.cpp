@@ -12,7 +12,7 @@ constexpr std::string_view refunding = "refunding";
 
 execution_result finish_conflict(server_state& state, execution& exec, std::string_view status) {
   transaction txn{state.db};
-  state.stats.increment("invalid_state_transitions");
+  state.stats.increment_in_transaction("invalid_state_transitions");
   return op::finish(state, exec, txn,
                     make_problem(409, "invalid-state-transition",
                                  "the order is " + std::string{status} + " and cannot be cancelled",

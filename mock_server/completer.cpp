@@ -69,8 +69,8 @@ settle_outcome settle_abandoned(server_state& state, std::int64_t record_id) {
     state.records.expire_lease(exec->record_id, exec->owner, state.clock.lease_now_ms());
     return settle_outcome::running;
   }
+  // abandoned_settled was counted in the completing transaction (op::finish).
   if (result.end != execution_end::completed) return settle_outcome::running;
-  state.stats.increment("abandoned_settled");
   state.signals.notify(record_id);
   return settle_outcome::settled;
 }

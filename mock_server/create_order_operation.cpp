@@ -1,5 +1,6 @@
 // POST /v1/orders: insert the order under the business unique constraint and complete the
-// idempotency record in the same transaction.
+// idempotency record in the same transaction. Nothing in it calls out or waits, so a first
+// execution runs in the very transaction that claimed the key (idempotent_post.cpp).
 #include "mock_server/ids.hpp"
 #include "mock_server/operation.hpp"
 #include "mock_server/problem.hpp"
@@ -7,6 +8,11 @@
 namespace idem::mock {
 
 execution_result create_order(server_state& state, execution& exec) {
+  transaction txn{state.db};
+  return create_order_in(state, exec, txn);
+}
+
+execution_result create_order_in(server_state& state, execution& exec, transaction& txn) {
   const auto& body = exec.body;
   order o{
       .id = random_id("ord"),
@@ -21,7 +27,6 @@ execution_result create_order(server_state& state, execution& exec) {
       .paying_record_id = std::nullopt,
   };
 
-  transaction txn{state.db};
   response res;
   if (state.orders.insert_order(o)) {
     res = make_json(201, to_json(o, {}));
@@ -35,7 +40,7 @@ execution_result create_order(server_state& state, execution& exec) {
         "merchant_order_id '" + o.merchant_order_id + "' was already used by another request",
         {{"existing_order_id", existing_id}});
     res.set_header("Location", "/v1/orders/" + existing_id);
-    state.stats.increment("business_id_conflicts");
+    state.stats.increment_in_transaction("business_id_conflicts");
   }
   return op::finish(state, exec, txn, res);
 }

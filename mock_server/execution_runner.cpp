@@ -64,6 +64,8 @@ reply after_commit(server_state& state, const execution& exec, const stored_resp
   return out;
 }
 
+}  // namespace
+
 reply reply_for(server_state& state, const execution& exec, execution_result& result) {
   switch (result.end) {
     case execution_end::completed:
@@ -88,13 +90,17 @@ reply reply_for(server_state& state, const execution& exec, execution_result& re
   return reply{.res = make_problem(500, "internal", "unknown end of an execution")};
 }
 
-}  // namespace
+std::optional<fault_rule> execution_fault(server_state& state, const execution& exec) {
+  auto rule =
+      state.faults.pick(fault_stage::execution, exec.method, exec.route_template, exec.path);
+  if (rule) state.stats.increment("faults_injected");
+  return rule;
+}
 
-asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<execution_task> task) {
+asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<execution_task> task,
+                                    std::optional<fault_rule> fault) {
   auto& exec = task->exec;
-  if (auto rule =
-          state.faults.pick(fault_stage::execution, exec.method, exec.route_template, exec.path)) {
-    state.stats.increment("faults_injected");
+  if (auto& rule = fault) {
     if (rule->fault == fault_kind::delay) {
       asio::steady_timer timer{co_await asio::this_coro::executor, rule->delay};
       boost::system::error_code ec;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "mock_server/canonical_json.hpp"
+#include "mock_server/claim_decision.hpp"
 #include "mock_server/completer.hpp"
 #include "mock_server/execution_runner.hpp"
 #include "mock_server/fingerprint.hpp"
@@ -89,56 +90,6 @@ std::vector<field_error> validate(route_id route, const nlohmann::json& body) {
   }
 }
 
-// ---- the record decision, in one BEGIN IMMEDIATE transaction ----
-
-enum class verdict { execute, replay, mismatch, busy };
-
-struct decision {
-  verdict what = verdict::busy;
-  idempotency_record record;
-  bool takeover = false;
-};
-
-// `business_id` is the merchant_order_id of a create (empty for other operations).
-decision decide(server_state& state, const claim_request& claim, const std::string& business_id) {
-  transaction txn{state.db};
-  const auto now = claim.now_ms;
-  if (!business_id.empty()) {
-    // Every key that ever tried to create this merchant_order_id (max_keys_per_business_id).
-    state.orders.note_key_for_business_id(claim.scope.principal, business_id, claim.scope.key);
-  }
-  // Only the unique constraint decides who executes: claim first, look second.
-  bool claimed = state.records.try_claim(claim);
-  auto record = state.records.find(claim.scope);
-  if (!claimed && record && record->state == record_state::completed &&
-      record->expires_at_ms.value_or(0) <= now) {
-    // An expired record counts as absent even before the reaper removes it.
-    state.records.delete_if_expired(record->id, now);
-    claimed = state.records.try_claim(claim);
-    record = state.records.find(claim.scope);
-  }
-  if (!record) throw std::runtime_error("idempotency record vanished during its transaction");
-
-  decision d{.what = verdict::busy, .record = *record, .takeover = false};
-  if (claimed) {
-    d.what = verdict::execute;
-  } else if (record->fingerprint != claim.fingerprint) {
-    d.what = verdict::mismatch;
-    state.stats.increment("key_mismatches");
-  } else if (record->state == record_state::completed) {
-    d.what = verdict::replay;
-    state.stats.increment("replays");
-  } else if (record->lease_expires_at_ms <= claim.lease_now_ms &&
-             state.records.take_over(record->id, record->lease_owner, claim.lease_owner,
-                                     claim.lease_now_ms, claim.lease_expires_at_ms)) {
-    d.what = verdict::execute;
-    d.takeover = true;
-    d.record = *state.records.find(claim.scope);
-  }
-  txn.commit();
-  return d;
-}
-
 // ---- answers ----
 
 response replay(const stored_response& stored) {
@@ -156,6 +107,15 @@ response accepted(const std::string& request_id) {
 response in_progress(server_state& state, const idempotency_record& record) {
   return op::in_progress(state, record.lease_expires_at_ms, record.request_id,
                          "a request with this Idempotency-Key is still being processed");
+}
+
+// What forces the claim to commit on its own before the execution: a takeover (resuming from a
+// recovery point is the split path's job), an operation that calls the payment provider or the
+// completer (they commit on their own, outside any transaction), and an execution-stage fault
+// (a delay holds the lease while it waits; a crash must leave the record PROCESSING). A first
+// create has none of them.
+bool runs_in_claim_transaction(const execution& exec, const std::optional<fault_rule>& fault) {
+  return exec.route == route_id::create_order && !exec.takeover && !fault;
 }
 
 steady_clock::time_point lease_end_as_steady(server_state& state, const idempotency_record& r) {
@@ -217,7 +177,9 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
     claim.now_ms = state.clock.now_ms();
     claim.lease_now_ms = state.clock.lease_now_ms();
     claim.lease_expires_at_ms = state.lease_expiry_from_now();
+    transaction txn{state.db};
     auto d = decide(state, claim, business_id);
+    if (d.what != verdict::execute) txn.commit();
     switch (d.what) {
       case verdict::mismatch:
         co_return reply{
@@ -245,8 +207,17 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
             .crash = false,
             .settling = false,
         };
-        asio::co_spawn(co_await asio::this_coro::executor, run_execution(state, task),
-                       asio::detached);
+        auto fault = execution_fault(state, task->exec);
+        if (runs_in_claim_transaction(task->exec, fault)) {
+          // One commit for claim, order and completion: the record goes from absent to
+          // COMPLETED atomically, so a kill at any point leaves either nothing (the key is free)
+          // or the order with its stored answer. A throw rolls everything back (500, key free).
+          auto result = create_order_in(state, task->exec, txn);
+          co_return reply_for(state, task->exec, result);
+        }
+        txn.commit();  // the record is PROCESSING (its lease held) while the execution runs
+        asio::co_spawn(co_await asio::this_coro::executor,
+                       run_execution(state, task, std::move(fault)), asio::detached);
         const auto async_deadline =
             prefs.respond_async
                 ? steady_clock::now() + (prefs.wait ? asked_wait : state.options.async_after)

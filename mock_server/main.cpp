@@ -26,8 +26,11 @@ int main(int argc, char** argv) {
     idem::mock::server server{io, cmd.options};
     server.start();
     auto ep = server.local_endpoint();
-    std::string host =
-        ep.address().is_v6() ? "[" + ep.address().to_string() + "]" : ep.address().to_string();
+    std::string host = ep.address().to_string();
+    if (ep.address().is_v6()) {  // not "[" + host + "]": GCC 12 warns falsely (-Wrestrict)
+      host.insert(host.begin(), '[');
+      host.push_back(']');
+    }
     std::cout << "listening on http://" << host << ':' << ep.port() << std::endl;
 
     boost::asio::signal_set signals{io, SIGINT, SIGTERM};

@@ -40,6 +40,7 @@ execution_result finish(server_state& state, const execution& exec, transaction&
                               state.clock.now_ms() + state.options.key_ttl.count())) {
     return {.end = execution_end::lost_lease, .response = {}};
   }
+  if (exec.settling) state.stats.increment_in_transaction("abandoned_settled");
   txn.commit();
   return {.end = execution_end::completed, .response = std::move(stored)};
 }

@@ -60,6 +60,10 @@ struct execution_result {
 
 // The operations, one per file.
 [[nodiscard]] execution_result create_order(server_state& state, execution& exec);
+/// create_order in the caller's open transaction (the one that claimed the key), which it commits
+/// when the record completes: claim, order and completion then cost one commit.
+[[nodiscard]] execution_result create_order_in(server_state& state, execution& exec,
+                                               transaction& txn);
 [[nodiscard]] execution_result pay_order(server_state& state, execution& exec);
 [[nodiscard]] execution_result cancel_order(server_state& state, execution& exec);
 
@@ -68,7 +72,8 @@ namespace op {
 /// A response worth storing: keeps only Location and Content-Type.
 [[nodiscard]] stored_response to_stored(const response& res);
 /// Completes the record inside `txn` and commits; `lost_lease` (rolling back) when we no longer
-/// own the record, `abandoned` (rolling back) when the crash fault fired.
+/// own the record, `abandoned` (rolling back) when the crash fault fired. Counts
+/// `abandoned_settled` in `txn` when the completer runs the execution.
 [[nodiscard]] execution_result finish(server_state& state, const execution& exec, transaction& txn,
                                       const response& res);
 /// Asks the fault injector whether the provider call about to happen times out (never for the

@@ -89,15 +89,17 @@ bool order_store::insert_order(const order& o) {
 }
 
 std::optional<order> order_store::find_order(std::string_view principal, std::string_view id) {
-  auto& stmt = db_.prepare(std::string{order_columns} + "WHERE id = ?1 AND principal = ?2");
+  static const auto sql = std::string{order_columns} + "WHERE id = ?1 AND principal = ?2";
+  auto& stmt = db_.prepare(sql);
   stmt.bind(1, id).bind(2, principal);
   return read_one_order(stmt);
 }
 
 std::optional<order> order_store::find_by_merchant_order_id(std::string_view principal,
                                                             std::string_view merchant_order_id) {
-  auto& stmt =
-      db_.prepare(std::string{order_columns} + "WHERE principal = ?1 AND merchant_order_id = ?2");
+  static const auto sql =
+      std::string{order_columns} + "WHERE principal = ?1 AND merchant_order_id = ?2";
+  auto& stmt = db_.prepare(sql);
   stmt.bind(1, principal).bind(2, merchant_order_id);
   return read_one_order(stmt);
 }

@@ -36,7 +36,7 @@ response invalid_state(std::string_view status) {
 // A definite answer reached before anything was charged.
 execution_result finish_without_charge(server_state& state, execution& exec, const response& res) {
   transaction txn{state.db};
-  if (res.status == 409) state.stats.increment("invalid_state_transitions");
+  if (res.status == 409) state.stats.increment_in_transaction("invalid_state_transitions");
   return op::finish(state, exec, txn, res);
 }
 

@@ -16,6 +16,11 @@ constexpr std::string_view select_columns =
     " response_status, response_headers, response_body, lease_owner, lease_expires_at,"
     " created_at, expires_at, request_id, request FROM idempotency_records ";
 
+// A query over select_columns, built once (the statement cache then finds it without allocating).
+std::string select_where(std::string_view condition) {
+  return std::string{select_columns} + std::string{condition};
+}
+
 record_state parse_state(const std::string& text) {
   if (text == processing) return record_state::processing;
   if (text == completed) return record_state::completed;
@@ -85,24 +90,41 @@ bool record_store::try_claim(const claim_request& claim) {
   return db_.changes() == 1;
 }
 
+std::optional<idempotency_record> record_store::claim(const claim_request& claim) {
+  if (!try_claim(claim)) return std::nullopt;
+  idempotency_record r;
+  r.id = db_.last_insert_rowid();
+  r.scope = claim.scope;
+  r.fingerprint = claim.fingerprint;
+  r.state = record_state::processing;
+  r.lease_owner = claim.lease_owner;
+  r.lease_expires_at_ms = claim.lease_expires_at_ms;
+  r.created_at_ms = claim.now_ms;
+  r.request_id = claim.request_id;
+  r.request = claim.request;
+  return r;
+}
+
 std::optional<idempotency_record> record_store::find(const record_scope& scope) {
-  auto& stmt = db_.prepare(std::string{select_columns} +
-                           "WHERE principal = ?1 AND operation = ?2 AND idem_key = ?3");
+  static const auto sql = select_where("WHERE principal = ?1 AND operation = ?2 AND idem_key = ?3");
+  auto& stmt = db_.prepare(sql);
   stmt.bind(1, scope.principal).bind(2, scope.operation).bind(3, scope.key);
   return read_one(stmt);
 }
 
 std::optional<idempotency_record> record_store::find_by_id(std::int64_t id) {
-  auto& stmt = db_.prepare(std::string{select_columns} + "WHERE id = ?1");
+  static const auto sql = select_where("WHERE id = ?1");
+  auto& stmt = db_.prepare(sql);
   stmt.bind(1, id);
   return read_one(stmt);
 }
 
 std::vector<idempotency_record> record_store::abandoned(std::int64_t lease_now_ms,
                                                         std::size_t limit) {
-  auto& stmt = db_.prepare(std::string{select_columns} +
-                           "WHERE state = 'PROCESSING' AND lease_expires_at <= ?1"
-                           " AND request <> '' ORDER BY id LIMIT ?2");
+  static const auto sql = select_where(
+      "WHERE state = 'PROCESSING' AND lease_expires_at <= ?1 AND request <> ''"
+      " ORDER BY id LIMIT ?2");
+  auto& stmt = db_.prepare(sql);
   stmt.bind(1, lease_now_ms).bind(2, static_cast<std::int64_t>(limit));
   std::vector<idempotency_record> out;
   while (stmt.step()) {
@@ -114,8 +136,8 @@ std::vector<idempotency_record> record_store::abandoned(std::int64_t lease_now_m
 
 std::optional<idempotency_record> record_store::find_by_request_id(std::string_view principal,
                                                                    std::string_view request_id) {
-  auto& stmt =
-      db_.prepare(std::string{select_columns} + "WHERE request_id = ?1 AND principal = ?2");
+  static const auto sql = select_where("WHERE request_id = ?1 AND principal = ?2");
+  auto& stmt = db_.prepare(sql);
   stmt.bind(1, request_id).bind(2, principal);
   return read_one(stmt);
 }

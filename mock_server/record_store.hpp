@@ -67,6 +67,9 @@ class record_store {
 
   /// INSERT .. ON CONFLICT DO NOTHING; true when this call created the record (it owns the lease).
   bool try_claim(const claim_request& claim);
+  /// try_claim, returning the record it created (as stored, without reading it back), or
+  /// nullopt when the scope was already taken.
+  [[nodiscard]] std::optional<idempotency_record> claim(const claim_request& claim);
   [[nodiscard]] std::optional<idempotency_record> find(const record_scope& scope);
   /// The record with this id (ids are never reused, so a stale id never names a newer record).
   [[nodiscard]] std::optional<idempotency_record> find_by_id(std::int64_t id);

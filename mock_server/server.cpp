@@ -21,9 +21,14 @@ server::server(asio::io_context& io, server_options options)
       state_->options.http);
   reaper_ = std::make_unique<asio::steady_timer>(io);
   completer_ = std::make_unique<asio::steady_timer>(io);
+  counters_ = std::make_unique<asio::steady_timer>(io);
 }
 
-server::~server() = default;
+// A server destroyed without a graceful shutdown (an exception in main, a test fixture) still
+// keeps its traffic counts.
+server::~server() {
+  persist_counters();
+}
 
 asio::ip::tcp::endpoint server::local_endpoint() const {
   return http_->local_endpoint();
@@ -33,6 +38,7 @@ void server::start() {
   http_->start();
   schedule_reaper();
   schedule_completer();
+  schedule_counters();
 }
 
 void server::schedule_reaper() {
@@ -57,11 +63,33 @@ void server::schedule_completer() {
   });
 }
 
+void server::schedule_counters() {
+  counters_->expires_after(state_->options.counters_interval);
+  counters_->async_wait([this](boost::system::error_code ec) {
+    if (ec || stopping_) return;
+    persist_counters();
+    schedule_counters();
+  });
+}
+
+void server::persist_counters() noexcept {
+  try {
+    state_->stats.persist();
+  } catch (const std::exception& e) {  // kept in memory: the next round tries again
+    std::cerr << "idem-mock-server: could not write the counters: " << e.what() << '\n';
+  }
+}
+
 void server::shutdown(std::function<void()> on_stopped) {
   stopping_ = true;
   reaper_->cancel();
   completer_->cancel();
-  http_->shutdown(std::move(on_stopped));
+  counters_->cancel();
+  // Written once the last response is out: the requests that finish during the grace count too.
+  http_->shutdown([this, on_stopped = std::move(on_stopped)] {
+    persist_counters();
+    if (on_stopped) on_stopped();
+  });
 }
 
 }  // namespace idem::mock

@@ -1,6 +1,7 @@
 #pragma once
 // One mock server: the state (database, stores, clock, faults), the HTTP front end, the TTL
-// reaper and the completer of abandoned records, all on one single-threaded executor.
+// reaper, the completer of abandoned records and the writer of the traffic counters, all on one
+// single-threaded executor (WAL checkpoints run on a thread of their own: wal_checkpointer.hpp).
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -27,18 +28,22 @@ class server {
   [[nodiscard]] boost::asio::ip::tcp::endpoint local_endpoint() const;
   /// Starts accepting, the reaper and the completer.
   void start();
-  /// Graceful stop (see http_server::shutdown); `on_stopped` runs once everything is closed.
+  /// Graceful stop (see http_server::shutdown); `on_stopped` runs once everything is closed and
+  /// the traffic counters are written.
   void shutdown(std::function<void()> on_stopped);
 
  private:
   void schedule_reaper();
   void schedule_completer();
+  void schedule_counters();
+  void persist_counters() noexcept;
 
   boost::asio::io_context& io_;
   std::unique_ptr<server_state> state_;
   std::unique_ptr<http_server> http_;
   std::unique_ptr<boost::asio::steady_timer> reaper_;
   std::unique_ptr<boost::asio::steady_timer> completer_;
+  std::unique_ptr<boost::asio::steady_timer> counters_;
   bool stopping_ = false;
 };
 

@@ -26,6 +26,9 @@ struct server_options {
   /// How often the completer looks for PROCESSING records whose lease expired (their executor
   /// crashed, timed out on the provider or lost its client) and drives them to their end.
   std::chrono::milliseconds completer_interval = std::chrono::seconds(5);
+  /// How often the traffic counters counted in memory (counters.hpp) are written to the
+  /// database: what a kill -9 can lose of them. Also written on a stats read and on shutdown.
+  std::chrono::milliseconds counters_interval = std::chrono::seconds(1);
   std::optional<fault_config> faults;  ///< initial rules (from --faults FILE)
   http_server_options http;
   /// Where the server reads time (tests inject their own; empty: the real clocks).

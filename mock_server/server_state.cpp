@@ -29,7 +29,7 @@ std::int64_t server_state::lease_expiry_from_now() const {
 std::int64_t server_state::reap() {
   transaction txn{db};
   auto purged = records.purge_expired(clock.now_ms());
-  if (purged > 0) stats.increment("records_purged", purged);
+  if (purged > 0) stats.increment_in_transaction("records_purged", purged);
   txn.commit();
   return purged;
 }

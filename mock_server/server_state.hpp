@@ -1,7 +1,7 @@
 #pragma once
 // Everything one running mock server owns besides its sockets: the database and the stores over
 // it, the clock, the fault rules and the waiters. Single-threaded: only the server's event-loop
-// thread touches it.
+// thread touches it (the WAL checkpointer's thread uses a connection of its own).
 
 #include <cstdint>
 #include <map>
@@ -17,6 +17,7 @@
 #include "mock_server/server_clock.hpp"
 #include "mock_server/server_options.hpp"
 #include "mock_server/sqlite.hpp"
+#include "mock_server/wal_checkpointer.hpp"
 
 namespace idem::mock {
 
@@ -33,6 +34,8 @@ struct server_state {
   server_options options;
   database_lock lock;
   migrated_database db;
+  /// Checkpoints the WAL from its own thread (declared after db: stopped before db closes).
+  wal_checkpointer checkpoints{db};
   record_store records{db};
   order_store orders{db};
   payment_provider provider{db};

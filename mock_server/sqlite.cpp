@@ -84,6 +84,7 @@ bool statement::step() {
 void statement::run() {
   while (step()) {
   }
+  reset();
 }
 
 void statement::reset() {
@@ -161,11 +162,10 @@ void database::exec(std::string_view sql) {
 }
 
 statement& database::prepare(std::string_view sql) {
-  std::string key{sql};
-  auto it = cache_.find(key);
+  auto it = cache_.find(sql);
   if (it == cache_.end()) {
     auto stmt = std::make_unique<statement>(db_, sql);
-    it = cache_.emplace(std::move(key), std::move(stmt)).first;
+    it = cache_.emplace(std::string{sql}, std::move(stmt)).first;
   }
   // A previous user may have stopped mid-way: start it fresh so it holds no read snapshot.
   it->second->reset();
@@ -174,6 +174,10 @@ statement& database::prepare(std::string_view sql) {
 
 std::int64_t database::changes() const {
   return sqlite3_changes64(db_);
+}
+
+std::int64_t database::last_insert_rowid() const {
+  return sqlite3_last_insert_rowid(db_);
 }
 
 bool database::in_transaction() const {

@@ -1,10 +1,12 @@
 #pragma once
 // A thin RAII layer over SQLite's C API: one connection, prepared statements cached by their SQL
-// text and reset for reuse, `BEGIN IMMEDIATE` transactions. Errors throw sqlite_error inside the
-// server core; the request handler turns them into `500 internal` and nothing half-written stays
-// (the transaction rolls back).
+// text (prepared once per connection, reset before each use and after a run, so no statement
+// keeps a read snapshot or the previous request's bindings), `BEGIN IMMEDIATE` transactions. Errors
+// throw sqlite_error inside the server core; the request handler turns them into `500 internal` and
+// nothing half-written stays (the transaction rolls back).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -51,7 +53,8 @@ class statement {
 
   /// Steps once: true when a row is available, false when done. Throws on error.
   bool step();
-  /// Steps to completion (for statements without rows).
+  /// Steps to completion (for statements without rows), then resets the statement and clears
+  /// its bindings: a statement that ran holds no copy of its arguments until its next use.
   void run();
   /// Resets the statement and clears its bindings so it can be reused.
   void reset();
@@ -84,12 +87,22 @@ class database {
   statement& prepare(std::string_view sql);
   /// Rows changed by the last INSERT/UPDATE/DELETE.
   [[nodiscard]] std::int64_t changes() const;
+  /// The rowid of the last row an INSERT added on this connection.
+  [[nodiscard]] std::int64_t last_insert_rowid() const;
   [[nodiscard]] bool in_transaction() const;
   [[nodiscard]] sqlite3* handle() const noexcept { return db_; }
 
  private:
+  // Looked up by string_view: a request's dozen lookups allocate no key.
+  struct sql_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view sql) const noexcept {
+      return std::hash<std::string_view>{}(sql);
+    }
+  };
+
   sqlite3* db_ = nullptr;
-  std::unordered_map<std::string, std::unique_ptr<statement>> cache_;
+  std::unordered_map<std::string, std::unique_ptr<statement>, sql_hash, std::equal_to<>> cache_;
 };
 
 /// `BEGIN IMMEDIATE` on construction; `commit()` commits; the destructor rolls back a

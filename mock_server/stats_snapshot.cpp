@@ -44,6 +44,8 @@ constexpr metric_help help_texts[] = {
 }  // namespace
 
 nlohmann::json stats_snapshot(server_state& state) {
+  // Traffic counted in memory is written first: what a read shows survives a kill -9.
+  state.stats.persist();
   nlohmann::json out = nlohmann::json::object();
   for (auto name : counted)
     out[std::string{name}] = state.stats.get(name);

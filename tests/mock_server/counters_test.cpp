@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "mock_server/schema.hpp"
 
 namespace idem::mock {
@@ -26,9 +28,9 @@ TEST_F(counters_test, IncrementAddsOneByDefault) {
 }
 
 TEST_F(counters_test, IncrementAddsTheGivenAmount) {
-  stats.increment("records_purged", 40);
-  stats.increment("records_purged", 2);
-  EXPECT_EQ(stats.get("records_purged"), 42);
+  stats.increment("faults_injected", 40);
+  stats.increment("faults_injected", 2);
+  EXPECT_EQ(stats.get("faults_injected"), 42);
 }
 
 TEST_F(counters_test, CountersAreIndependent) {
@@ -45,21 +47,82 @@ TEST_F(counters_test, AllListsEveryCounterWithItsValue) {
   EXPECT_EQ(stats.all(), expected);
 }
 
-TEST_F(counters_test, IncrementInATransactionThatRollsBackIsUndone) {
+TEST_F(counters_test, TrafficCountsLiveInMemoryUntilPersisted) {
+  stats.increment("requests", 3);
+  counters restarted{db};  // what a process that starts on this database now would read
+  EXPECT_EQ(restarted.get("requests"), 0);
+  EXPECT_TRUE(stats.has_pending());
+
+  stats.persist();
+  EXPECT_FALSE(stats.has_pending());
+  EXPECT_EQ(restarted.get("requests"), 3);
+  EXPECT_EQ(stats.get("requests"), 3);  // not counted twice
+}
+
+TEST_F(counters_test, PersistAddsToWhatIsStored) {
+  stats.increment("requests", 2);
+  stats.persist();
+  stats.increment("requests", 5);
+  EXPECT_EQ(stats.get("requests"), 7);
+  stats.persist();
+  EXPECT_EQ(counters{db}.get("requests"), 7);
+}
+
+TEST_F(counters_test, AllMergesStoredAndInMemoryCounts) {
+  stats.increment("requests", 2);
+  stats.persist();
+  stats.increment("requests");
+  stats.increment("faults_injected");
+  std::map<std::string, std::int64_t> expected{{"faults_injected", 1}, {"requests", 3}};
+  EXPECT_EQ(stats.all(), expected);
+}
+
+TEST_F(counters_test, TrafficCountSurvivesARolledBackTransaction) {
+  {
+    transaction txn{db};
+    stats.increment("replays");  // the answer was given whatever became of the transaction
+  }
+  EXPECT_EQ(stats.get("replays"), 1);
+}
+
+TEST_F(counters_test, CountInATransactionThatRollsBackIsUndone) {
+  {
+    transaction txn{db};
+    stats.increment_in_transaction("business_id_conflicts", 10);
+    EXPECT_EQ(stats.get("business_id_conflicts"), 10);
+  }
+  EXPECT_EQ(stats.get("business_id_conflicts"), 0);
+}
+
+TEST_F(counters_test, CountInACommittedTransactionIsStoredAtOnce) {
+  transaction txn{db};
+  stats.increment_in_transaction("records_purged", 10);
+  txn.commit();
+  EXPECT_FALSE(stats.has_pending());
+  EXPECT_EQ(counters{db}.get("records_purged"), 10);
+}
+
+TEST_F(counters_test, CountInTransactionWithoutATransactionIsRefused) {
+  EXPECT_THROW(stats.increment_in_transaction("records_purged"), std::logic_error);
+  EXPECT_EQ(stats.get("records_purged"), 0);
+}
+
+TEST_F(counters_test, PersistInsideATransactionIsRefusedAndKeepsTheCounts) {
   stats.increment("requests");
   {
     transaction txn{db};
-    stats.increment("requests", 10);
-    EXPECT_EQ(stats.get("requests"), 11);
+    EXPECT_THROW(stats.persist(), std::logic_error);
   }
+  EXPECT_TRUE(stats.has_pending());
   EXPECT_EQ(stats.get("requests"), 1);
 }
 
-TEST_F(counters_test, IncrementInACommittedTransactionIsKept) {
-  transaction txn{db};
-  stats.increment("requests", 10);
-  txn.commit();
-  EXPECT_EQ(stats.get("requests"), 10);
+TEST_F(counters_test, DiscardPendingForgetsOnlyWhatIsInMemory) {
+  stats.increment("requests", 2);
+  stats.persist();
+  stats.increment("requests", 5);
+  stats.discard_pending();
+  EXPECT_EQ(stats.get("requests"), 2);
 }
 
 }  // namespace

@@ -252,14 +252,18 @@ TEST_F(LogHygiene, FailingHandlersLogWhyButNoTokenKeyOrData) {
   // No reaper or completer run meanwhile: they would only wait for the lock too.
   start({"--reaper-interval", "1h", "--completer-interval", "1h"});
   mock::database other(db_path);
+  // A write fails while another connection holds the write lock.
   other.exec("BEGIN IMMEDIATE");
   EXPECT_TRUE(
       is_problem(http->send("POST", "/v1/orders", tenant(key), order_with(data).dump(), 60s), 500,
                  "internal"));
+  other.exec("ROLLBACK");
+  // A read is never blocked by a writer under WAL; it fails when its table is gone.
+  other.exec("ALTER TABLE orders RENAME TO orders_moved_away");
   EXPECT_TRUE(
       is_problem(http->send("GET", "/v1/orders?merchant_order_id=m-" + data, tenant(), {}, 60s),
                  500, "internal"));
-  other.exec("ROLLBACK");
+  other.exec("ALTER TABLE orders_moved_away RENAME TO orders");
 
   const auto output = stop_and_read_output();
   EXPECT_NE(output.find("POST /v1/orders failed: "), std::string::npos) << output;
