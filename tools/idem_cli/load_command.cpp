@@ -15,11 +15,12 @@ namespace idem::cli {
 
 load_summary run_plan_to_end(boost::asio::io_context& io, client& c, run_plan plan,
                              std::size_t concurrency, std::ostream& progress_out,
-                             bool show_progress) {
+                             bool show_progress, std::chrono::milliseconds deadline) {
   progress_bar bar(progress_out, show_progress);
   // The Ctrl-C signal_set (interrupt_signals) waits until it is destroyed, so run() would not
   // return on its own: stop the loop when the last intent is counted.
-  load_run run(std::move(plan), concurrency, c, bar, [&io] { io.stop(); });
+  load_run run(
+      std::move(plan), concurrency, c, bar, [&io] { io.stop(); }, deadline);
   interrupt_signals ctrl_c(io, [&](int) {
     bar.finish(run.current());
     progress_out << "idem-cli: interrupted; cancelling the intents in flight\n";
@@ -64,7 +65,8 @@ load_summary run_load(const load_args& args, std::ostream& progress_out, bool sh
   const auto guard = boost::asio::make_work_guard(io);
   run_plan plan = load_plan(args);
   if (!args.journal.empty()) write_plan(io, c, plan);
-  return run_plan_to_end(io, c, std::move(plan), args.concurrency, progress_out, show_progress);
+  return run_plan_to_end(io, c, std::move(plan), args.concurrency, progress_out, show_progress,
+                         args.common.deadline);
 }
 
 }  // namespace idem::cli

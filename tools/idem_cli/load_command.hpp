@@ -3,6 +3,7 @@
 // bounded concurrency on one thread; one JSON summary on stdout.
 
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <ostream>
 
 #include "idem/client.hpp"
@@ -25,9 +26,12 @@ namespace idem::cli {
 /// Throws std::runtime_error if any write failed.
 void write_plan(boost::asio::io_context& io, client& c, const run_plan& plan);
 
-/// Runs `plan` through `c` on `io` (with Ctrl-C handling and the progress bar) and summarises.
-[[nodiscard]] load_summary run_plan_to_end(boost::asio::io_context& io, client& c, run_plan plan,
-                                           std::size_t concurrency, std::ostream& progress_out,
-                                           bool show_progress);
+/// Runs `plan` through `c` on `io` (with Ctrl-C handling and the progress bar) and summarises;
+/// with a `deadline` (the client's), the summary says how late the intents that ran out of it
+/// ended.
+[[nodiscard]] load_summary run_plan_to_end(
+    boost::asio::io_context& io, client& c, run_plan plan, std::size_t concurrency,
+    std::ostream& progress_out, bool show_progress,
+    std::chrono::milliseconds deadline = std::chrono::milliseconds{0});
 
 }  // namespace idem::cli

@@ -64,7 +64,11 @@ std::variant<load_mix, std::string> parse_load_mix(std::string_view text) {
     const std::string_view part = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
     const auto eq = part.find('=');
-    if (eq == std::string_view::npos) return "'" + std::string(part) + "' is not name=number";
+    // Built with append(): GCC 12 at -O3 warns falsely (-Wrestrict, PR 105329) about a literal
+    // prepended to a temporary string.
+    if (eq == std::string_view::npos) {
+      return std::string("'").append(part).append("' is not name=number");
+    }
     const std::string_view name = part.substr(0, eq);
     const std::string_view number = part.substr(eq + 1);
     const mix_field* field = nullptr;

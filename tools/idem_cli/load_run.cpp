@@ -15,12 +15,13 @@ using std::chrono::milliseconds;
 }  // namespace
 
 load_run::load_run(run_plan plan, std::size_t concurrency, client& c, progress_bar& bar,
-                   std::function<void()> on_finished)
+                   std::function<void()> on_finished, std::chrono::milliseconds deadline)
     : concurrency_(concurrency),
       client_(c),
       bar_(bar),
       on_finished_(std::move(on_finished)),
       start_(clock::now()),
+      deadline_(deadline),
       before_submit_(std::move(plan.before_submit)),
       url_(std::move(plan.url)) {
   total_ = plan.ready.size() + plan.after.size() + plan.never_sent;
@@ -65,6 +66,13 @@ load_summary load_run::summary() const {
   s.interrupted = interrupted_;
   s.failures = failures_;
   s.unresolved_keys = unresolved_keys_;
+  if (!overshoots_.empty()) {
+    auto late = overshoots_;
+    s.overshoot = {.intents = late.size(),
+                   .p50 = percentile(late, 50),
+                   .p99 = percentile(late, 99),
+                   .max = late.back()};  // percentile() sorted it
+  }
   return s;
 }
 
@@ -96,8 +104,13 @@ void load_run::on_outcome(std::uint64_t id, const intent& i, clock::time_point s
   in_flight_.erase(id);
   count(o);
   // Measured here in microseconds: on loopback most intents take well under a millisecond.
-  latencies_.push_back(
-      std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started));
+  const auto now = clock::now();
+  latencies_.push_back(std::chrono::duration_cast<std::chrono::microseconds>(now - started));
+  const bool undecided = o.kind() == outcome_kind::unresolved || o.kind() == outcome_kind::not_sent;
+  if (deadline_.count() > 0 && undecided && !interrupted_) {
+    overshoots_.push_back(
+        std::chrono::duration_cast<std::chrono::microseconds>(now - (started + deadline_)));
+  }
   auto [first, last] = after_.equal_range(i.key().str());
   std::optional<std::string> resource;
   if (o.kind() == outcome_kind::succeeded && !interrupted_)

@@ -30,9 +30,12 @@ namespace idem::cli {
 /// be sent; left open otherwise, for a later resume).
 class load_run {
  public:
-  /// `on_finished` is called once, when every intent has been counted.
+  /// `on_finished` is called once, when every intent has been counted. With a `deadline` (the
+  /// client's, for every intent), the summary says how late the intents that ran out of it
+  /// ended (load_summary::overshoot); zero: not measured.
   load_run(run_plan plan, std::size_t concurrency, client& c, progress_bar& bar,
-           std::function<void()> on_finished);
+           std::function<void()> on_finished,
+           std::chrono::milliseconds deadline = std::chrono::milliseconds{0});
   load_run(const load_run&) = delete;
   load_run& operator=(const load_run&) = delete;
 
@@ -71,6 +74,8 @@ class load_run {
   outcome_counts counts_;
   std::uint64_t recovered_ = 0;
   std::vector<std::chrono::microseconds> latencies_;
+  std::chrono::milliseconds deadline_;
+  std::vector<std::chrono::microseconds> overshoots_;  // end minus deadline, signed
   std::function<intent(const intent&)> before_submit_;
   std::string url_;
   failure_tally failures_;

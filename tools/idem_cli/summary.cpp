@@ -9,6 +9,10 @@ double tenths_of_ms(std::chrono::microseconds d) {
   return static_cast<double>((d.count() + 50) / 100) / 10.0;
 }
 
+double thousandths_of_ms(std::chrono::microseconds d) {
+  return static_cast<double>(d.count()) / 1000.0;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const load_summary& s) {
@@ -25,6 +29,12 @@ nlohmann::json to_json(const load_summary& s) {
                       {"p99_ms", tenths_of_ms(s.p99)},
                       {"elapsed_ms", s.elapsed.count()}};
   if (s.interrupted) j["interrupted"] = true;
+  if (s.overshoot.intents > 0) {
+    j["deadline_overshoot_ms"] = {{"intents", s.overshoot.intents},
+                                  {"p50", thousandths_of_ms(s.overshoot.p50)},
+                                  {"p99", thousandths_of_ms(s.overshoot.p99)},
+                                  {"max", thousandths_of_ms(s.overshoot.max)}};
+  }
   return j;
 }
 

@@ -15,6 +15,17 @@
 
 namespace idem::cli {
 
+/// How late the intents that ran out of their deadline ended: for each intent that ended without
+/// a deciding answer (unresolved or not_sent, not interrupted), its end minus its deadline (its
+/// submission plus the deadline; negative: it ended before). Only measured when the run knows
+/// the deadline (`idem-cli load`).
+struct deadline_overshoot {
+  std::uint64_t intents = 0;  ///< how many intents were measured; 0: none
+  std::chrono::microseconds p50{0};
+  std::chrono::microseconds p99{0};
+  std::chrono::microseconds max{0};
+};
+
 /// What a load run did. `attempts` counts writes; `retries` the writes beyond each intent's
 /// first. A payment never submitted because its order did not succeed counts in `intents` and
 /// in `not_sent` (it never left the client: nothing happened), and has no latency sample.
@@ -31,11 +42,13 @@ struct load_summary {
   /// Why the intents that did not succeed ended as they did (printed on stderr, not in JSON).
   failure_tally failures{};
   std::vector<std::string> unresolved_keys{};  ///< the keys of the intents that ended unresolved
+  deadline_overshoot overshoot{};
 };
 
 /// `{intents, succeeded, rejected, not_sent, unresolved, recovered_by_lookup, attempts, retries,
 /// p50_ms, p99_ms, elapsed_ms}`; the percentiles in milliseconds with one decimal; plus
-/// `interrupted: true` when Ctrl-C stopped the run.
+/// `interrupted: true` when Ctrl-C stopped the run, and `deadline_overshoot_ms: {intents, p50,
+/// p99, max}` (milliseconds with three decimals) when some intents ran out of their deadline.
 [[nodiscard]] nlohmann::json to_json(const load_summary& s);
 
 /// `{outcome, status, recovered_by_lookup, replayed, attempts, key, elapsed_ms, body}`, plus

@@ -57,7 +57,9 @@ std::string describe(const journal_intent& i) {
   if (!i.merchant_order_id.empty()) s += " (cart " + i.merchant_order_id + ")";
   if (!i.order_id.empty()) s += " (order " + i.order_id + ")";
   s += ": " + std::string(to_string(i.state));
-  if (i.final_status != 0) s += " " + std::to_string(i.final_status);
+  // append(), not " " + std::to_string(): GCC 12 at -O3 warns falsely (-Wrestrict, PR 105329)
+  // about a literal prepended to a temporary string.
+  if (i.final_status != 0) s.append(" ").append(std::to_string(i.final_status));
   if (!i.error.empty()) s += " " + i.error;
   return s;
 }

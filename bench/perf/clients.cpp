@@ -1,0 +1,90 @@
+#include "clients.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include "child_process.hpp"
+
+namespace perf {
+namespace {
+
+constexpr const char* tenant_token = "perf-tenant";
+
+std::vector<std::string> idem_argv(const client_setup& setup, const load_shape& shape) {
+  std::vector<std::string> argv = {setup.idem_cli,  "load",
+                                   "--url",         shape.url,
+                                   "--token",       tenant_token,
+                                   "--orders",      std::to_string(shape.requests),
+                                   "--concurrency", std::to_string(shape.concurrency)};
+  if (shape.deadline.count() > 0) {
+    argv.insert(argv.end(), {"--deadline", std::to_string(shape.deadline.count()) + "ms"});
+  }
+  if (!shape.journal.empty()) argv.insert(argv.end(), {"--journal", shape.journal});
+  return argv;
+}
+
+std::vector<std::string> raw_argv(const client_setup& setup, const load_shape& shape) {
+  const auto timeout = shape.deadline.count() > 0 ? shape.deadline.count() : 30'000;
+  return {setup.raw_curl_load,
+          "--url",
+          shape.url,
+          "--token",
+          tenant_token,
+          "--requests",
+          std::to_string(shape.requests),
+          "--concurrency",
+          std::to_string(shape.concurrency),
+          "--timeout-ms",
+          std::to_string(timeout)};
+}
+
+void remove_journal(const std::string& journal) {
+  if (journal.empty()) return;
+  for (const char* suffix : {"", "-wal", "-shm", ".lock"})
+    std::filesystem::remove(journal + suffix);
+}
+
+// The last line that parses as a JSON object (the summary comes last).
+nlohmann::json last_json(const std::string& out) {
+  std::size_t end = out.size();
+  while (end > 0) {
+    const auto begin = out.rfind('\n', end - 1);
+    const auto from = begin == std::string::npos ? 0 : begin + 1;
+    auto j = nlohmann::json::parse(out.substr(from, end - from), nullptr, false);
+    if (!j.is_discarded() && j.is_object()) return j;
+    if (begin == std::string::npos) break;
+    end = begin;
+  }
+  return nlohmann::json{};
+}
+
+}  // namespace
+
+const char* to_string(client_kind k) noexcept {
+  return k == client_kind::idem ? "idem" : "raw libcurl";
+}
+
+sample run_client(const client_setup& setup, client_kind kind, const load_shape& shape) {
+  remove_journal(shape.journal);
+  const auto argv = kind == client_kind::idem ? idem_argv(setup, shape) : raw_argv(setup, shape);
+  const child_usage u = run_to_end(argv, setup.work_dir + "/clients.log");
+  remove_journal(shape.journal);
+  sample s{.requests = shape.requests,
+           .ok = 0,
+           .wall_s = u.wall_s,
+           .cpu_s = u.cpu_s,
+           .max_rss_kib = u.max_rss_kib,
+           .server_cpu_s = 0,
+           .summary = last_json(u.out),
+           .exit_status = u.exit_status};
+  if (s.summary.is_null()) {
+    throw std::runtime_error(std::string(to_string(kind)) + " printed no summary (exit status " +
+                             std::to_string(u.exit_status) + "); see " + setup.work_dir +
+                             "/clients.log");
+  }
+  s.ok = s.summary.value(kind == client_kind::idem ? "succeeded" : "ok", std::uint64_t{0});
+  return s;
+}
+
+}  // namespace perf

@@ -1,0 +1,56 @@
+#pragma once
+// The two clients the harness compares, each run as its own process against a URL: `idem-cli
+// load` (idem's load path) and idem_raw_curl_load (libcurl's multi interface, no retry logic).
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace perf {
+
+enum class client_kind { idem, raw };
+
+[[nodiscard]] const char* to_string(client_kind k) noexcept;
+
+/// One run's request.
+struct load_shape {
+  std::string url{};
+  std::uint64_t requests = 0;
+  std::uint64_t concurrency = 1;
+  /// idem: --deadline (per intent); raw: the per-request timeout. Zero: 30 s.
+  std::chrono::milliseconds deadline{0};
+  std::string journal{};  ///< idem only: --journal FILE (removed before and after the run)
+};
+
+/// What one run measured. Throughput and CPU are per request sent by the client's plan.
+struct sample {
+  std::uint64_t requests = 0;
+  std::uint64_t ok = 0;      ///< idem: succeeded; raw: 2xx answers
+  double wall_s = 0;         ///< the client process, from spawn to exit
+  double cpu_s = 0;          ///< the client process's user + system time
+  long max_rss_kib = 0;      ///< the client process's peak RSS
+  double server_cpu_s = 0;   ///< the server's user + system time over its life (one run)
+  nlohmann::json summary{};  ///< what the client printed (idem: the load summary)
+  int exit_status = 0;
+
+  [[nodiscard]] double per_s() const {
+    return wall_s > 0 ? static_cast<double>(requests) / wall_s : 0;
+  }
+  [[nodiscard]] double cpu_us_per_request() const {
+    return requests > 0 ? cpu_s * 1e6 / static_cast<double>(requests) : 0;
+  }
+};
+
+/// Where the client programs are.
+struct client_setup {
+  std::string idem_cli;
+  std::string raw_curl_load;
+  std::string work_dir;  ///< their stderr goes to clients.log here
+};
+
+/// Runs `kind` with `shape` to its end. Throws std::runtime_error if it printed no JSON.
+[[nodiscard]] sample run_client(const client_setup& setup, client_kind kind,
+                                const load_shape& shape);
+
+}  // namespace perf

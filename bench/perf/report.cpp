@@ -1,0 +1,199 @@
+#include "report.hpp"
+
+#include <cstdio>
+
+#include "report_text.hpp"
+#include "targets.hpp"
+
+namespace perf {
+namespace {
+
+std::string num(double v, int decimals = 0) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string mib(double kib) {
+  return num(kib / 1024, 1);
+}
+
+std::string ratio_text(std::optional<double> r) {
+  return r ? num(*r, 2) + "×" : "n/a";
+}
+
+// A dagger on figures from runs in which not every request succeeded.
+std::string flagged(const std::string& v, const run_stats& s) {
+  return s.all_ok ? v : v + " †";
+}
+
+void targets_table(std::ostream& out, const report_input& in) {
+  const auto checks =
+      check_targets(in.measured, in.now, in.before ? &*in.before : nullptr, in.sqlite);
+  out << "| target (issue 9) | limit | measured | " << (in.before ? "before | " : "")
+      << "verdict |\n|---|---|---|" << (in.before ? "---|" : "") << "---|\n";
+  for (const auto& t : checks) {
+    out << "| " << t.name << " | " << t.limit_text << " | " << format_value(t.measured, t.unit)
+        << " | ";
+    if (in.before) out << format_value(t.before, t.unit) << " | ";
+    out << "**" << verdict(t) << "** |\n";
+  }
+}
+
+void throughput_table(std::ostream& out, const report_input& in, server_kind server) {
+  out << "\n### " << to_string(server) << "\n\n"
+      << "| in flight | delay | requests | idem req/s | raw req/s | throughput ratio | idem CPU "
+         "µs/req | raw CPU µs/req | CPU ratio | server CPU µs/req (idem / raw runs) |";
+  if (in.before) out << " before: idem req/s | before: throughput ratio | before: CPU ratio |";
+  out << "\n|---|---|---|---|---|---|---|---|---|---|" << (in.before ? "---|---|---|" : "") << "\n";
+  for (const auto& p : in.now.points) {
+    if (p.at.server != server) continue;
+    out << "| " << p.at.concurrency << " | " << p.at.delay.count() << " ms | " << p.at.requests
+        << " | " << flagged(num(p.idem.per_s), p.idem) << " | " << flagged(num(p.raw.per_s), p.raw)
+        << " | **" << ratio_text(ratio(p.idem.per_s, p.raw.per_s)) << "** | "
+        << num(p.idem.cpu_us, 1) << " | " << num(p.raw.cpu_us, 1) << " | **"
+        << ratio_text(ratio(p.idem.cpu_us, p.raw.cpu_us)) << "** | " << num(p.idem.server_cpu_us, 1)
+        << " / " << num(p.raw.server_cpu_us, 1) << " |";
+    if (in.before) {
+      const point_result* b = find_point(*in.before, server, p.at.concurrency);
+      if (b == nullptr) {
+        out << " n/a | n/a | n/a |";
+      } else {
+        out << " " << flagged(num(b->idem.per_s), b->idem) << " | "
+            << ratio_text(ratio(b->idem.per_s, b->raw.per_s)) << " | "
+            << ratio_text(ratio(b->idem.cpu_us, b->raw.cpu_us)) << " |";
+      }
+    }
+    out << "\n";
+  }
+}
+
+void memory_table(std::ostream& out, const variant_results& v, const std::string& title) {
+  out << "\n"
+      << title << "\n\n"
+      << "| server | in flight | requests | idem peak RSS MiB | raw peak RSS MiB | idem B per "
+         "in-flight | raw B per in-flight | idem's extra B per in-flight |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& b : v.memory_baselines) {
+    out << "| minimal server (baseline) | 1 | " << b.at.requests << " | " << mib(b.idem.rss_kib)
+        << " | " << mib(b.raw.rss_kib) << " | | | |\n";
+  }
+  for (const auto& p : v.points) {
+    const auto m = memory_at(v, p);
+    if (!m) continue;
+    out << "| " << to_string(p.at.server) << " | " << p.at.concurrency << " | " << p.at.requests
+        << " | " << mib(p.idem.rss_kib) << " | " << mib(p.raw.rss_kib) << " | "
+        << num(m->idem_bytes) << " | " << num(m->raw_bytes) << " | **" << num(m->extra())
+        << "** |\n";
+  }
+}
+
+void overshoot_section(std::ostream& out, const report_input& in) {
+  const plan& p = in.measured;
+  out << "\n## Deadline overshoot under load\n\n"
+      << "`idem-cli load --deadline " << p.overshoot_deadline.count() << "ms --concurrency "
+      << p.overshoot_concurrency << "` against the minimal server delaying every answer by "
+      << p.overshoot_delay.count()
+      << " ms: every intent runs out of its deadline. Per intent, its end minus (its submission "
+         "+ the deadline), from idem-cli's `deadline_overshoot_ms`; medians over the runs.\n\n"
+      << "| build | intents | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|\n";
+  auto row = [&](const variant_results& v) {
+    if (!v.overshoot.available) {
+      out << "| " << v.name << " | n/a (not reported by this idem-cli) | | | |\n";
+      return;
+    }
+    out << "| " << v.name << " | " << v.overshoot.intents << " | " << num(v.overshoot.p50_ms, 2)
+        << " | " << num(v.overshoot.p99_ms, 2) << " | " << num(v.overshoot.max_ms, 2) << " |\n";
+  };
+  row(in.now);
+  if (in.before) row(*in.before);
+}
+
+void journal_section(std::ostream& out, const report_input& in) {
+  out << "\n## The client's journal\n\n"
+      << "`idem-cli load` with and without `--journal` (SQLite, in the directory below), "
+      << in.measured.target_concurrency << " in flight, minimal server.\n\n"
+      << "| build | requests | without: req/s | with: req/s | throughput with / without | "
+         "without: CPU µs/req | with: CPU µs/req | CPU with / without |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+  auto row = [&](const variant_results& v) {
+    const auto& j = v.journal;
+    out << "| " << v.name << " | " << j.with.requests << " | "
+        << flagged(num(j.without.per_s), j.without) << " | " << flagged(num(j.with.per_s), j.with)
+        << " | " << ratio_text(ratio(j.with.per_s, j.without.per_s)) << " | "
+        << num(j.without.cpu_us, 1) << " | " << num(j.with.cpu_us, 1) << " | "
+        << ratio_text(ratio(j.with.cpu_us, j.without.cpu_us)) << " |\n";
+  };
+  row(in.now);
+  if (in.before) row(*in.before);
+}
+
+void sqlite_section(std::ostream& out, const report_input& in) {
+  const std::uint64_t c = in.measured.target_concurrency;
+  out << "\n## The mock server against SQLite's own rate\n\n"
+      << "The mock server's creates/s at " << c
+      << " in flight (the faster of the two clients) against `idem_sqlite_pattern`: the same "
+         "create-order writes on one connection with the server's pragmas, in the same "
+         "directory.\n\n";
+  if (!in.sqlite.available) {
+    out << "idem_sqlite_pattern did not run.\n";
+    return;
+  }
+  out << "| | creates/s | mock server / this |\n|---|---|---|\n";
+  const double now = mock_creates_per_s(in.now, c);
+  out << "| mock server (" << in.now.name << ") | " << num(now) << " | |\n";
+  if (in.before) {
+    out << "| mock server (" << in.before->name << ") | " << num(mock_creates_per_s(*in.before, c))
+        << " | |\n";
+  }
+  out << "| SQLite, one transaction per create | " << num(in.sqlite.one_txn_per_s) << " | "
+      << ratio_text(ratio(now, in.sqlite.one_txn_per_s)) << " |\n"
+      << "| SQLite, the server's split (counter, decision, execution) | "
+      << num(in.sqlite.server_split_per_s) << " | "
+      << ratio_text(ratio(now, in.sqlite.server_split_per_s)) << " |\n";
+}
+
+}  // namespace
+
+void write_report(std::ostream& out, const report_input& in) {
+  out << report_preamble(in.measured.repetitions);
+  out << "\n## Targets\n\n";
+  targets_table(out, in);
+  out << "\n## Throughput and CPU per request\n";
+  throughput_table(out, in, server_kind::minimal);
+  throughput_table(out, in, server_kind::mock);
+  bool failures = false;
+  for (const auto& p : in.now.points)
+    failures = failures || !p.idem.all_ok || !p.raw.all_ok;
+  if (failures) {
+    out << "\n† not every request of these runs succeeded (see `clients.log` in the work "
+           "directory).\n";
+  }
+  out << "\n## Peak memory per request in flight\n";
+  memory_table(out, in.now,
+               "Peak RSS at C in flight minus peak RSS at 1 in flight with as many "
+               "requests, divided by C:");
+  if (in.before) memory_table(out, *in.before, "Before (" + in.before->name + "):");
+  overshoot_section(out, in);
+  journal_section(out, in);
+  sqlite_section(out, in);
+  out << "\n## Machine\n\n| | |\n|---|---|\n";
+  for (const auto& [name, value] : in.machine)
+    out << "| " << name << " | " << value << " |\n";
+  if (in.before) out << "| before columns | " << in.before_label << " |\n";
+  out << report_reproduce();
+}
+
+void print_targets(std::ostream& out, const report_input& in) {
+  for (const auto& t :
+       check_targets(in.measured, in.now, in.before ? &*in.before : nullptr, in.sqlite)) {
+    out << (verdict(t) == "PASS"   ? "[PASS] "
+            : verdict(t) == "MISS" ? "[MISS] "
+                                   : "[ n/a] ")
+        << t.name << ": " << format_value(t.measured, t.unit) << " (target " << t.limit_text << ")";
+    if (in.before) out << ", before " << format_value(t.before, t.unit);
+    out << "\n";
+  }
+}
+
+}  // namespace perf

@@ -1,0 +1,24 @@
+#include "results.hpp"
+
+namespace perf {
+
+const point_result* find_point(const variant_results& v, server_kind server,
+                               std::uint64_t concurrency) {
+  for (const auto& p : v.points) {
+    if (p.at.server == server && p.at.concurrency == concurrency) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<memory_per_inflight> memory_at(const variant_results& v, const point_result& p) {
+  if (p.at.concurrency <= 1) return std::nullopt;
+  for (const auto& base : v.memory_baselines) {
+    if (base.at.requests != p.at.requests) continue;
+    const double c = static_cast<double>(p.at.concurrency);
+    return memory_per_inflight{.idem_bytes = (p.idem.rss_kib - base.idem.rss_kib) * 1024 / c,
+                               .raw_bytes = (p.raw.rss_kib - base.raw.rss_kib) * 1024 / c};
+  }
+  return std::nullopt;
+}
+
+}  // namespace perf

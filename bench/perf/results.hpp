@@ -1,0 +1,68 @@
+#pragma once
+// What the harness found, as the report reads it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenarios.hpp"
+#include "stats.hpp"
+
+namespace perf {
+
+/// Both clients at one point.
+struct point_result {
+  point at;
+  run_stats idem;
+  run_stats raw;
+};
+
+/// idem-cli load with every request delayed past the deadline: end minus deadline per intent
+/// (medians over the runs of each run's percentiles). Not available from an idem-cli that does
+/// not report it.
+struct overshoot_result {
+  bool available = false;
+  std::uint64_t intents = 0;  ///< per run
+  double p50_ms = 0;
+  double p99_ms = 0;
+  double max_ms = 0;
+};
+
+/// idem-cli load with and without --journal, the same requests against the minimal server.
+struct journal_result {
+  run_stats without;
+  run_stats with;
+};
+
+/// One build's figures (the current one, or the baseline given with --before-*).
+struct variant_results {
+  std::string name;
+  std::vector<point_result> points;
+  std::vector<point_result> memory_baselines;  ///< C = 1, as many requests as a delayed point
+  overshoot_result overshoot;
+  journal_result journal;
+};
+
+/// idem_sqlite_pattern's rates.
+struct sqlite_result {
+  bool available = false;
+  double one_txn_per_s = 0;
+  double server_split_per_s = 0;
+  std::string version;
+};
+
+/// Bytes of peak RSS per request in flight at `p` over its C = 1 baseline, for idem and raw.
+struct memory_per_inflight {
+  double idem_bytes = 0;
+  double raw_bytes = 0;
+  [[nodiscard]] double extra() const { return idem_bytes - raw_bytes; }
+};
+
+/// The figures of `v` at `p`, if it was measured (and its baseline, for memory).
+[[nodiscard]] const point_result* find_point(const variant_results& v, server_kind server,
+                                             std::uint64_t concurrency);
+[[nodiscard]] std::optional<memory_per_inflight> memory_at(const variant_results& v,
+                                                           const point_result& p);
+
+}  // namespace perf

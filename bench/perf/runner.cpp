@@ -1,0 +1,135 @@
+#include "runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+namespace perf {
+namespace {
+
+std::string describe(const point& at) {
+  std::string s =
+      std::string(to_string(at.server)) + ", " + std::to_string(at.concurrency) + " in flight";
+  if (at.delay.count() > 0) s += ", delay " + std::to_string(at.delay.count()) + " ms";
+  return s + ", " + std::to_string(at.requests) + " requests";
+}
+
+void say(const std::string& build, const std::string& what) {
+  std::cerr << "idem_perf [" << build << "] " << what << std::endl;
+}
+
+}  // namespace
+
+sample runner::one(client_kind kind, const point& at, load_shape shape) {
+  running_server server{v_.servers, at.server, at.delay};
+  shape.url = server.url();
+  sample s = run_client(v_.clients, kind, shape);
+  s.server_cpu_s = server.stop().cpu_s;
+  return s;
+}
+
+std::uint64_t runner::calibrate(const point& at) {
+  // One short run of each (which also warms the page cache), then the geometric mean of the
+  // two rates: the slower client takes longer than run_seconds, the faster less.
+  point probe = at;
+  probe.requests = at.concurrency == 1 ? 300 : 1'000;
+  double product = 1;
+  for (const client_kind kind : {client_kind::idem, client_kind::raw}) {
+    const sample s = one(kind, probe, {.requests = probe.requests, .concurrency = at.concurrency});
+    product *= std::max(s.per_s(), 1.0);
+  }
+  const double n = std::sqrt(product) * plan_.run_seconds;
+  const auto rounded = static_cast<std::uint64_t>(std::llround(n / 100) * 100);
+  return std::clamp<std::uint64_t>(rounded, std::max<std::uint64_t>(200, 4 * at.concurrency),
+                                   500'000);
+}
+
+point_result runner::measure(point at) {
+  if (at.requests == 0) at.requests = calibrate(at);
+  say(v_.name, describe(at));
+  std::vector<sample> idem, raw;
+  for (int rep = 0; rep < plan_.repetitions; ++rep) {
+    // Alternating, and the order swapped every repetition: drift hits both alike.
+    const bool idem_first = rep % 2 == 0;
+    for (const client_kind kind : {idem_first ? client_kind::idem : client_kind::raw,
+                                   idem_first ? client_kind::raw : client_kind::idem}) {
+      sample s = one(kind, at, {.requests = at.requests, .concurrency = at.concurrency});
+      say(v_.name, std::string("  ") + to_string(kind) + ": " +
+                       std::to_string(static_cast<long>(s.per_s())) + " req/s, " +
+                       std::to_string(static_cast<long>(s.cpu_us_per_request())) + " us CPU/req, " +
+                       std::to_string(s.ok) + " ok");
+      (kind == client_kind::idem ? idem : raw).push_back(std::move(s));
+    }
+  }
+  return {.at = at, .idem = summarize(idem), .raw = summarize(raw)};
+}
+
+overshoot_result runner::overshoot() {
+  const point at{.server = server_kind::minimal,
+                 .concurrency = plan_.overshoot_concurrency,
+                 .delay = plan_.overshoot_delay,
+                 .requests = plan_.overshoot_concurrency};
+  say(v_.name, "deadline overshoot: " + describe(at) + ", deadline " +
+                   std::to_string(plan_.overshoot_deadline.count()) + " ms");
+  std::vector<double> p50, p99, max;
+  overshoot_result out;
+  for (int rep = 0; rep < plan_.repetitions; ++rep) {
+    const sample s = one(client_kind::idem, at,
+                         {.requests = at.requests,
+                          .concurrency = at.concurrency,
+                          .deadline = plan_.overshoot_deadline});
+    const auto late = s.summary.find("deadline_overshoot_ms");
+    if (late == s.summary.end()) {
+      say(v_.name, "  this idem-cli does not report deadline_overshoot_ms");
+      return out;
+    }
+    out.intents = late->value("intents", std::uint64_t{0});
+    p50.push_back(late->value("p50", 0.0));
+    p99.push_back(late->value("p99", 0.0));
+    max.push_back(late->value("max", 0.0));
+    say(v_.name, "  p99 " + std::to_string(p99.back()) + " ms over " + std::to_string(out.intents) +
+                     " intents");
+  }
+  out.available = true;
+  out.p50_ms = median(p50);
+  out.p99_ms = median(p99);
+  out.max_ms = median(max);
+  return out;
+}
+
+journal_result runner::journal(std::uint64_t requests) {
+  const point at{.server = server_kind::minimal,
+                 .concurrency = plan_.target_concurrency,
+                 .delay = milliseconds{0},
+                 .requests = requests};
+  say(v_.name, "journal: " + describe(at));
+  std::vector<sample> with, without;
+  const std::string file = v_.servers.work_dir + "/perf.journal";
+  for (int rep = 0; rep < plan_.repetitions; ++rep) {
+    for (const bool journaled : {rep % 2 == 0, rep % 2 != 0}) {
+      sample s = one(client_kind::idem, at,
+                     {.requests = requests,
+                      .concurrency = at.concurrency,
+                      .journal = journaled ? file : std::string{}});
+      (journaled ? with : without).push_back(std::move(s));
+    }
+  }
+  return {.without = summarize(without), .with = summarize(with)};
+}
+
+variant_results runner::run_all() {
+  variant_results out;
+  out.name = v_.name;
+  for (const point& at : plan_.points) {
+    out.points.push_back(measure(at));
+    if (at.delay.count() > 0 && at.server == server_kind::minimal) {
+      out.memory_baselines.push_back(measure(memory_baseline(out.points.back().at)));
+    }
+  }
+  out.overshoot = overshoot();
+  const point_result* base = find_point(out, server_kind::minimal, plan_.target_concurrency);
+  out.journal = journal(base != nullptr ? base->at.requests : 20'000);
+  return out;
+}
+
+}  // namespace perf

@@ -1,0 +1,40 @@
+#pragma once
+// Runs the plan for one build: every run on a fresh server, the clients alternating, each point
+// repeated; progress on stderr.
+
+#include <string>
+
+#include "clients.hpp"
+#include "results.hpp"
+#include "scenarios.hpp"
+#include "servers.hpp"
+
+namespace perf {
+
+/// One build to measure: its idem-cli and mock server (raw libcurl and the minimal server are
+/// the harness's own and the same for every build).
+struct variant {
+  std::string name;
+  client_setup clients;
+  server_setup servers;
+};
+
+class runner {
+ public:
+  runner(variant v, const plan& p) : v_(std::move(v)), plan_(p) {}
+
+  /// Everything of the plan for this build.
+  [[nodiscard]] variant_results run_all();
+
+ private:
+  sample one(client_kind kind, const point& at, load_shape shape);
+  std::uint64_t calibrate(const point& at);
+  point_result measure(point at);
+  overshoot_result overshoot();
+  journal_result journal(std::uint64_t requests);
+
+  variant v_;
+  const plan& plan_;
+};
+
+}  // namespace perf

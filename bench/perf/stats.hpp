@@ -1,0 +1,32 @@
+#pragma once
+// Medians of repeated runs: every figure of the report is the median of its runs, each figure
+// on its own (the run with the median throughput need not have the median CPU).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "clients.hpp"
+
+namespace perf {
+
+/// The median (the mean of the middle two for an even count); 0 for none.
+[[nodiscard]] double median(std::vector<double> values);
+
+/// The medians of one client's runs at one point.
+struct run_stats {
+  std::size_t runs = 0;
+  std::uint64_t requests = 0;  ///< per run
+  double per_s = 0;
+  double cpu_us = 0;         ///< client CPU per request
+  double rss_kib = 0;        ///< client peak RSS
+  double server_cpu_us = 0;  ///< server CPU per request
+  bool all_ok = true;        ///< every request of every run succeeded
+};
+
+[[nodiscard]] run_stats summarize(const std::vector<sample>& samples);
+
+/// a / b, or nothing when either is missing or b is 0.
+[[nodiscard]] std::optional<double> ratio(std::optional<double> a, std::optional<double> b);
+
+}  // namespace perf

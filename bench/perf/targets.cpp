@@ -1,0 +1,123 @@
+#include "targets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace perf {
+namespace {
+
+using value_of = std::optional<double> (*)(const plan&, const variant_results&,
+                                           const sqlite_result&);
+
+std::optional<double> throughput(const variant_results& v, server_kind s, std::uint64_t c) {
+  const point_result* p = find_point(v, s, c);
+  if (p == nullptr) return std::nullopt;
+  return ratio(p->idem.per_s, p->raw.per_s);
+}
+
+std::optional<double> cpu(const variant_results& v, server_kind s, std::uint64_t c) {
+  const point_result* p = find_point(v, s, c);
+  if (p == nullptr) return std::nullopt;
+  return ratio(p->idem.cpu_us, p->raw.cpu_us);
+}
+
+std::optional<double> extra_memory(const plan& p, const variant_results& v, const sqlite_result&) {
+  const point_result* at = find_point(v, server_kind::minimal, p.memory_concurrency);
+  if (at == nullptr) return std::nullopt;
+  const auto m = memory_at(v, *at);
+  if (!m) return std::nullopt;
+  return m->extra();
+}
+
+std::optional<double> against_sqlite(const plan& p, const variant_results& v,
+                                     const sqlite_result& sqlite) {
+  if (!sqlite.available) return std::nullopt;
+  const double creates = mock_creates_per_s(v, p.target_concurrency);
+  if (creates <= 0) return std::nullopt;
+  return ratio(creates, sqlite.one_txn_per_s);
+}
+
+std::optional<double> overshoot_p99(const plan&, const variant_results& v, const sqlite_result&) {
+  if (!v.overshoot.available) return std::nullopt;
+  return v.overshoot.p99_ms;
+}
+
+}  // namespace
+
+double mock_creates_per_s(const variant_results& v, std::uint64_t concurrency) {
+  const point_result* p = find_point(v, server_kind::mock, concurrency);
+  if (p == nullptr) return 0;
+  return std::max(p->idem.per_s, p->raw.per_s);
+}
+
+std::vector<target_check> check_targets(const plan& p, const variant_results& now,
+                                        const variant_results* before,
+                                        const sqlite_result& sqlite) {
+  const std::uint64_t c = p.target_concurrency;
+  const std::string at_c = " at " + std::to_string(c) + " in flight";
+  struct spec {
+    std::string name;
+    std::string limit_text;
+    double limit;
+    bool at_least;
+    std::string unit;
+    value_of value;
+  };
+  const std::vector<spec> specs = {
+      {"throughput idem / raw libcurl, minimal server" + at_c, "≥ 0.95×", 0.95, true, "×",
+       [](const plan& pl, const variant_results& v, const sqlite_result&) {
+         return throughput(v, server_kind::minimal, pl.target_concurrency);
+       }},
+      {"throughput idem / raw libcurl, mock server" + at_c, "≥ 0.95×", 0.95, true, "×",
+       [](const plan& pl, const variant_results& v, const sqlite_result&) {
+         return throughput(v, server_kind::mock, pl.target_concurrency);
+       }},
+      {"CPU per intent idem / raw libcurl, minimal server" + at_c, "≤ 1.1×", 1.1, false, "×",
+       [](const plan& pl, const variant_results& v, const sqlite_result&) {
+         return cpu(v, server_kind::minimal, pl.target_concurrency);
+       }},
+      {"CPU per intent idem / raw libcurl, mock server" + at_c, "≤ 1.1×", 1.1, false, "×",
+       [](const plan& pl, const variant_results& v, const sqlite_result&) {
+         return cpu(v, server_kind::mock, pl.target_concurrency);
+       }},
+      {"extra peak RSS per in-flight intent over raw libcurl at " +
+           std::to_string(p.memory_concurrency) + " in flight",
+       "≤ 2048 B", 2048, false, " B", &extra_memory},
+      {"mock server creates/s / SQLite's own rate (one transaction per create)" + at_c, "≥ 0.8×",
+       0.8, true, "×", &against_sqlite},
+      {"deadline overshoot p99 (" + std::to_string(p.overshoot_concurrency) +
+           " in flight, all delayed past the deadline)",
+       "≤ 2 ms", 2, false, " ms", &overshoot_p99},
+  };
+  std::vector<target_check> out;
+  for (const auto& s : specs) {
+    out.push_back({.name = s.name,
+                   .limit_text = s.limit_text,
+                   .limit = s.limit,
+                   .at_least = s.at_least,
+                   .unit = s.unit,
+                   .measured = s.value(p, now, sqlite),
+                   .before = before != nullptr ? s.value(p, *before, sqlite) : std::nullopt});
+  }
+  return out;
+}
+
+std::string verdict(const target_check& t) {
+  const auto pass = t.passes();
+  if (!pass) return "n/a";
+  return *pass ? "PASS" : "MISS";
+}
+
+std::string format_value(const std::optional<double>& v, const std::string& unit) {
+  if (!v) return "n/a";
+  char buf[64];
+  if (unit == " B") {
+    std::snprintf(buf, sizeof buf, "%.0f B", std::round(*v));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f%s", *v, unit.c_str());
+  }
+  return buf;
+}
+
+}  // namespace perf
