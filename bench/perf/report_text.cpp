@@ -32,8 +32,7 @@ Columns:
 
 - **in flight**: requests (intents) in flight at once (`--concurrency`). **delay**: the server
   holds every create this long before answering (the minimal server's `--delay-ms`, the mock
-  server's `delay` fault): what keeps 1,000 and 4,096 in flight (issue 9 asks for 5,000;
-  `idem-cli load --concurrency` accepts at most 4,096 today). **requests**: per run; without a
+  server's `delay` fault): what keeps 1,000 and 5,000 in flight. **requests**: per run; without a
   delay, chosen by a short calibration run so that a run takes about 2 s.
 - **req/s**: requests per second of the client process's wall time, from spawn to exit
   (start-up included, which is a few milliseconds). **throughput ratio**: idem / raw.

@@ -67,6 +67,26 @@ TEST(CliCommandLine, LoadDefaultsFollowTheContract) {
   EXPECT_EQ(load->common.attempt_timeout, 0ms);  // the client's default
 }
 
+// 5,000 in flight (the performance harness's largest point) is accepted; past 10,000 is refused.
+TEST(CliCommandLine, ConcurrencyGoesUpToTenThousand) {
+  const strings base = {"load", "--url", "http://h", "--token", "t", "--orders", "1"};
+  auto with = [&](const char* c) {
+    strings all = base;
+    all.insert(all.end(), {"--concurrency", c});
+    return parse_command_line(all);
+  };
+  auto parsed = with("5000");
+  auto* five_thousand = std::get_if<load_args>(&parsed);
+  ASSERT_NE(five_thousand, nullptr);
+  EXPECT_EQ(five_thousand->concurrency, 5'000u);
+  auto most = with("10000");
+  ASSERT_NE(std::get_if<load_args>(&most), nullptr);
+  auto too_many = with("10001");
+  auto* error = std::get_if<usage_error>(&too_many);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->message, "bad --concurrency '10001' (1 to 10000)");
+}
+
 TEST(CliCommandLine, SubmitFlagsAreParsed) {
   auto cmd = parse_command_line({"submit", "--url", "http://h", "--token", "t", "--method", "POST",
                                  "--path", "/v1/orders", "--data", order_json, "--business-id",

@@ -113,11 +113,12 @@ std::string read_duration(const std::string& flag, const std::string& text,
   return {};
 }
 
-// --concurrency (1 to 4096), where given.
+// --concurrency (1 to 10,000), where given: a socket each (the load makes room for them in the
+// open-file limit, file_limit.hpp).
 std::string read_concurrency(const flag_values& flags, std::size_t& concurrency) {
   if (!flags.has("concurrency")) return {};
-  auto c = parse_count(flags.get("concurrency"), 4'096);
-  if (!c) return "bad --concurrency '" + flags.get("concurrency") + "' (1 to 4096)";
+  auto c = parse_count(flags.get("concurrency"), 10'000);
+  if (!c) return "bad --concurrency '" + flags.get("concurrency") + "' (1 to 10000)";
   concurrency = *c;
   return {};
 }

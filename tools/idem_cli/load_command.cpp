@@ -7,6 +7,7 @@
 #include "idem/client.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/crash_points.hpp"
+#include "idem_cli/file_limit.hpp"
 #include "idem_cli/interrupt_signals.hpp"
 #include "idem_cli/journal_file.hpp"
 #include "idem_cli/load_run.hpp"
@@ -16,6 +17,9 @@ namespace idem::cli {
 load_summary run_plan_to_end(boost::asio::io_context& io, client& c, run_plan plan,
                              std::size_t concurrency, std::ostream& progress_out,
                              bool show_progress, std::chrono::milliseconds deadline) {
+  if (auto why = make_room_for_connections(concurrency); !why.empty()) {
+    throw std::runtime_error(why);
+  }
   progress_bar bar(progress_out, show_progress);
   // The Ctrl-C signal_set (interrupt_signals) waits until it is destroyed, so run() would not
   // return on its own: stop the loop when the last intent is counted.

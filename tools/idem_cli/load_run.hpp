@@ -51,8 +51,8 @@ class load_run {
 
  private:
   void fill();
-  void on_outcome(std::uint64_t id, const intent& i, std::chrono::steady_clock::time_point started,
-                  outcome o);
+  void on_outcome(std::uint64_t id, const idempotency_key& key,
+                  std::chrono::steady_clock::time_point started, outcome o);
   void count(const outcome& o);
   void never_sent(std::uint64_t n, const char* reason);
   void check_finished();
