@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
                       .servers = {.minimal_server = (self_dir / "idem_minimal_server").string(),
                                   .mock_server = fs::absolute(server).string(),
                                   .work_dir = work_dir}};
+      v.skip_refused_points = name == "before";
       v.servers.mock_has_completer_interval =
           perf::mock_server_has_flag(v.servers.mock_server, "--completer-interval", work_dir);
       v.servers.mock_has_max_connections =

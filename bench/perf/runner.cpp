@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <iostream>
 
 namespace perf {
@@ -121,7 +122,13 @@ variant_results runner::run_all() {
   variant_results out;
   out.name = v_.name;
   for (const point& at : plan_.points) {
-    out.points.push_back(measure(at));
+    try {
+      out.points.push_back(measure(at));
+    } catch (const std::exception& e) {
+      if (!v_.skip_refused_points) throw;
+      say(v_.name, std::string("  skipped (n/a in the report): ") + e.what());
+      continue;
+    }
     if (at.delay.count() > 0 && at.server == server_kind::minimal) {
       out.memory_baselines.push_back(measure(memory_baseline(out.points.back().at)));
     }
