@@ -109,6 +109,7 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   bool stopping_ = false;
   std::unordered_map<std::uint64_t, std::unique_ptr<transfer>> transfers_;
   std::size_t peak_in_flight_ = 0;  // since transfers_ was last empty
+  long connection_bound_ = 0;       // CURLMOPT_MAXCONNECTS as last set (0: not yet)
   std::uint64_t next_id_ = 0;
 };
 
@@ -245,6 +246,9 @@ void curl_transport::impl::size_connection_cache() {
   peak_in_flight_ = transfers_.empty() ? 0 : std::max(peak_in_flight_, transfers_.size());
   const long bound = std::max(
       static_cast<long>(peak_in_flight_) + std::max(options_.max_idle_connections, 0L), 1L);
+  // Called on every start and completion: the option is set only when the bound moves.
+  if (bound == connection_bound_) return;
+  connection_bound_ = bound;
   curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, bound);
 }
 
