@@ -37,19 +37,22 @@ business_lookup order_cancelled_lookup(std::string order_id) {
                          .match = {{.pointer = "/status", .equals = "CANCELLED"}}};
 }
 
-intent create(const order_request& req, key_format format) {
+nlohmann::json order_payload(const order_request& req) {
   nlohmann::json items = nlohmann::json::array();
   for (const auto& item : req.items) {
     items.push_back({{"sku", item.sku},
                      {"quantity", item.quantity},
                      {"unit_price_minor", item.unit_price_minor}});
   }
-  nlohmann::json payload = {{"merchant_order_id", req.merchant_order_id},
-                            {"customer_id", req.customer_id},
-                            {"currency", req.currency},
-                            {"amount_minor", req.amount_minor},
-                            {"items", std::move(items)}};
-  return intent::create({"POST", "/v1/orders"}, std::move(payload),
+  return {{"merchant_order_id", req.merchant_order_id},
+          {"customer_id", req.customer_id},
+          {"currency", req.currency},
+          {"amount_minor", req.amount_minor},
+          {"items", std::move(items)}};
+}
+
+intent create(const order_request& req, key_format format) {
+  return intent::create({"POST", "/v1/orders"}, order_payload(req),
                         order_created_lookup(req.merchant_order_id), format);
 }
 

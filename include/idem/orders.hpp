@@ -42,6 +42,9 @@ struct payment_request {
 /// `GET /v1/orders/{id}`: the order, ours when its status is CANCELLED.
 [[nodiscard]] business_lookup order_cancelled_lookup(std::string order_id);
 
+/// The JSON body of `POST /v1/orders` for `req` (what `create` sends), for an app that posts
+/// the same order to a route of its own.
+[[nodiscard]] nlohmann::json order_payload(const order_request& req);
 /// `POST /v1/orders`; lookup: order_created_lookup.
 [[nodiscard]] intent create(const order_request& req, key_format format = key_format::uuid_v4);
 /// `POST /v1/orders/{id}/payments`; lookup: payment_captured_lookup.

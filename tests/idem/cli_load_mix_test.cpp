@@ -132,6 +132,49 @@ TEST(CliLoadMix, ThePlanHoldsWhatTheDrawCounts) {
   EXPECT_EQ(cancels, c.cancels);
 }
 
+TEST(CliLoadMix, OnDemandThePlanHoldsTheSameIntentsOneOrderAtATime) {
+  const load_args args{.common = {.url = "http://shop.test", .token = "t"},
+                       .orders = 300,
+                       .mix = every_kind,
+                       .seed = 11};
+  const run_plan whole = load_plan(args);
+  run_plan lazy = load_plan_on_demand(args);
+  EXPECT_TRUE(lazy.ready.empty());
+  EXPECT_TRUE(lazy.after.empty());
+  EXPECT_EQ(lazy.more_intents, whole.ready.size() + whole.after.size());
+  ASSERT_TRUE(lazy.more);
+  std::vector<intent> ready;
+  std::vector<planned_intent> after;
+  std::size_t calls = 0;
+  while (lazy.more(ready, after))
+    ++calls;
+  EXPECT_EQ(calls, args.orders);  // one order per call
+  EXPECT_FALSE(lazy.more(ready, after));
+  ASSERT_EQ(ready.size(), whole.ready.size());
+  ASSERT_EQ(after.size(), whole.after.size());
+  // The same requests in the same order (the run's own merchant_order_id prefix aside), each
+  // plan waiting for the create at the same place.
+  auto index_of = [](const std::vector<intent>& v, const std::string& key) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (v[i].key().str() == key) return i;
+    return v.size();
+  };
+  auto without_id = [](nlohmann::json j) {
+    j.erase("merchant_order_id");
+    return j;
+  };
+  for (std::size_t i = 0; i < ready.size(); ++i) {
+    EXPECT_EQ(ready[i].op().path, whole.ready[i].op().path);
+    EXPECT_EQ(without_id(ready[i].payload()), without_id(whole.ready[i].payload()));
+    EXPECT_EQ(ready[i].lookup().url, whole.ready[i].lookup().url);
+  }
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].draft().op().path, whole.after[i].draft().op().path);
+    EXPECT_EQ(index_of(ready, after[i].depends_on()),
+              index_of(whole.ready, whole.after[i].depends_on()));
+  }
+}
+
 TEST(CliLoadMix, FlagsAreParsedAndCheckedTogether) {
   auto cmd = parse_command_line({"load", "--url", "http://h", "--token", "t", "--orders", "3",
                                  "--mix", "pay=0.5,cancel=0.1", "--seed=99"});

@@ -38,12 +38,15 @@ class LoadRunTest : public ::testing::Test {
       return idem::testing::reply(201, R"({"id":"ord_)" + std::to_string(orders_++) + R"("})");
     });
   }
-  void start(std::size_t orders, std::size_t concurrency, bool pay) {
+  void start(std::size_t orders, std::size_t concurrency, bool pay, bool on_demand = false) {
     args_ = {.common = {.url = "http://shop.test", .token = "t"},
              .orders = orders,
              .concurrency = concurrency,
              .pay = pay};
-    run_ = std::make_unique<load_run>(load_plan(args_), concurrency, client_, bar_,
+    start(on_demand ? load_plan_on_demand(args_) : load_plan(args_), concurrency);
+  }
+  void start(run_plan plan, std::size_t concurrency) {
+    run_ = std::make_unique<load_run>(std::move(plan), concurrency, client_, bar_,
                                       [this] { ++finished_; });
     run_->start();
     io_.poll();  // everything that can happen without the scripted hangs ending
@@ -118,6 +121,63 @@ TEST_F(LoadRunTest, InterruptCountsThePaymentsOfOrdersNotYetPaidAsNotSent) {
   EXPECT_EQ(s.counts.not_sent, 4u);    // two waiting orders and their payments
   EXPECT_EQ(s.counts.succeeded + s.counts.unresolved + s.counts.not_sent + s.counts.rejected,
             s.intents);
+}
+
+TEST_F(LoadRunTest, AnOnDemandPlanCountsEveryOrderAndPaymentOnce) {
+  answer_creates_and([] { return idem::testing::reply(201, R"({"status":"CAPTURED"})"); });
+  start(/*orders=*/5, /*concurrency=*/2, /*pay=*/true, /*on_demand=*/true);
+  EXPECT_EQ(finished_, 1);
+  const load_summary s = run_->summary();
+  EXPECT_EQ(s.intents, 10u);
+  EXPECT_EQ(s.counts.succeeded, 10u);
+  EXPECT_EQ(s.attempts, 10u);
+  EXPECT_EQ(net_->requests("POST").size(), 10u);
+}
+
+TEST_F(LoadRunTest, InterruptCountsTheOrdersNotYetPlannedAsNotSent) {
+  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  start(/*orders=*/10, /*concurrency=*/3, /*pay=*/true, /*on_demand=*/true);
+  ASSERT_EQ(net_->hanging(), 3u);
+
+  run_->interrupt();
+  io_.poll();
+  ASSERT_EQ(finished_, 1);
+  const load_summary s = run_->summary();
+  EXPECT_EQ(s.intents, 20u);
+  EXPECT_EQ(s.counts.unresolved, 3u);  // the three orders in flight
+  EXPECT_EQ(s.counts.not_sent, 17u);   // their payments, and seven orders with theirs
+  EXPECT_EQ(net_->requests().size(), 3u);
+}
+
+// A plan whose `more` gives `groups` groups of one create each, having foreseen `foreseen`.
+run_plan counted_plan(std::uint64_t foreseen, std::size_t groups) {
+  run_plan plan;
+  plan.more_intents = foreseen;
+  plan.more = [groups, n = std::size_t{0}](std::vector<intent>& ready,
+                                           std::vector<planned_intent>&) mutable {
+    if (n == groups) return false;
+    ++n;
+    ready.push_back(intent::create({"POST", "/v1/orders"}, {{"n", n}}));
+    return true;
+  };
+  return plan;
+}
+
+TEST_F(LoadRunTest, ARunEndsWhenThePlanEndsBeforeItsForecast) {
+  answer_creates_and([] { return idem::testing::reply(201, "{}"); });
+  start(counted_plan(/*foreseen=*/5, /*groups=*/2), /*concurrency=*/1);
+  ASSERT_EQ(finished_, 1);
+  EXPECT_EQ(run_->summary().intents, 2u);
+  EXPECT_EQ(run_->summary().counts.succeeded, 2u);
+}
+
+TEST_F(LoadRunTest, ARunCountsWhatThePlanAddsBeyondItsForecast) {
+  answer_creates_and([] { return idem::testing::reply(201, "{}"); });
+  start(counted_plan(/*foreseen=*/1, /*groups=*/4), /*concurrency=*/2);
+  ASSERT_EQ(finished_, 1);
+  EXPECT_EQ(run_->summary().intents, 4u);
+  EXPECT_EQ(run_->summary().counts.succeeded, 4u);
+  EXPECT_EQ(net_->requests("POST").size(), 4u);
 }
 
 TEST_F(LoadRunTest, ASecondInterruptOrOneAfterTheEndChangesNothing) {

@@ -67,7 +67,9 @@ load_summary run_load(const load_args& args, std::ostream& progress_out, bool sh
   // queued on `io`: without a guard of our own it could run out of work and stop there. The run
   // ends with io.stop() (the Ctrl-C signal_set keeps `io` busy anyway).
   const auto guard = boost::asio::make_work_guard(io);
-  run_plan plan = load_plan(args);
+  // A journal holds the whole plan before the first request; without one, each order is
+  // planned as the run gets to it.
+  run_plan plan = args.journal.empty() ? load_plan_on_demand(args) : load_plan(args);
   if (!args.journal.empty()) write_plan(io, c, plan);
   return run_plan_to_end(io, c, std::move(plan), args.concurrency, progress_out, show_progress,
                          args.common.deadline);

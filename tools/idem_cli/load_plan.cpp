@@ -30,35 +30,71 @@ planned_intent plan_cancel(const intent& order) {
                                 orders::order_cancelled_lookup({}), order);
 }
 
+// Plans the orders of one run, one at a time.
+class order_planner {
+ public:
+  explicit order_planner(const load_args& args) : args_(args), run_(run_id()) {}
+
+  // Order `n`'s intents: its create (twice for a double order) into `ready`, and what waits for
+  // it into `after`.
+  void plan(std::size_t n, std::vector<intent>& ready, std::vector<planned_intent>& after) const {
+    const auto req = order_number(run_, n);
+    const intent order = create(req);
+    ready.push_back(order);
+    const orders::payment_request payment{.amount_minor = req.amount_minor,
+                                          .currency = req.currency};
+    if (!args_.mix) {
+      if (args_.pay) after.push_back(orders::plan_payment(order, payment));
+      return;
+    }
+    const order_mix m = mix_for_order(*args_.mix, args_.seed, n);
+    if (m.double_order) ready.push_back(create(req));
+    if (m.pay) after.push_back(orders::plan_payment(order, payment));
+    if (m.double_pay) after.push_back(orders::plan_payment(order, payment));
+    if (m.cancel) after.push_back(plan_cancel(order));
+  }
+
+  // How many intents plan() makes for orders 0..orders-1.
+  [[nodiscard]] std::uint64_t intents() const {
+    if (!args_.mix) return args_.orders * (args_.pay ? 2 : 1);
+    return count_mix(*args_.mix, args_.seed, args_.orders).total();
+  }
+
+ private:
+  // The orders API's body, to --path, with the chosen lookup; a key of its own.
+  [[nodiscard]] intent create(const orders::order_request& req) const {
+    return intent::create(
+        {"POST", args_.path}, orders::order_payload(req),
+        choose_lookup(args_.common.lookup, orders::order_created_lookup(req.merchant_order_id)));
+  }
+
+  load_args args_;
+  std::string run_;
+};
+
 }  // namespace
 
 run_plan load_plan(const load_args& args) {
   run_plan plan;
   plan.url = args.common.url;
-  const std::string run = run_id();
+  const order_planner planner(args);
   plan.ready.reserve(args.orders);
-  // The same body (and the key just minted, never sent) to --path, with the chosen lookup.
-  auto create = [&](const orders::order_request& req) {
-    const intent order = orders::create(req);
-    plan.ready.push_back(intent::restore(order.key(), {"POST", args.path}, order.payload(),
-                                         choose_lookup(args.common.lookup, order.lookup())));
-    return plan.ready.back();
+  for (std::size_t n = 0; n < args.orders; ++n)
+    planner.plan(n, plan.ready, plan.after);
+  return plan;
+}
+
+run_plan load_plan_on_demand(const load_args& args) {
+  run_plan plan;
+  plan.url = args.common.url;
+  order_planner planner(args);
+  plan.more_intents = planner.intents();
+  plan.more = [planner = std::move(planner), n = std::size_t{0}, orders = args.orders](
+                  std::vector<intent>& ready, std::vector<planned_intent>& after) mutable {
+    if (n == orders) return false;
+    planner.plan(n++, ready, after);
+    return true;
   };
-  for (std::size_t n = 0; n < args.orders; ++n) {
-    const auto req = order_number(run, n);
-    const intent order = create(req);
-    const orders::payment_request payment{.amount_minor = req.amount_minor,
-                                          .currency = req.currency};
-    if (!args.mix) {
-      if (args.pay) plan.after.push_back(orders::plan_payment(order, payment));
-      continue;
-    }
-    const order_mix m = mix_for_order(*args.mix, args.seed, n);
-    if (m.double_order) create(req);
-    if (m.pay) plan.after.push_back(orders::plan_payment(order, payment));
-    if (m.double_pay) plan.after.push_back(orders::plan_payment(order, payment));
-    if (m.cancel) plan.after.push_back(plan_cancel(order));
-  }
   return plan;
 }
 

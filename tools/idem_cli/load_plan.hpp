@@ -1,6 +1,7 @@
 #pragma once
-// The plan of `idem-cli load`: which intents it submits, every key minted up front so that a
-// journal can hold the whole plan before the first request.
+// The plan of `idem-cli load`: which intents it submits. With a journal every key is minted up
+// front, so that the journal holds the whole plan before the first request; without one each
+// order is planned only when the run is ready to submit it.
 
 #include "idem_cli/command_line.hpp"
 #include "idem_cli/run_plan.hpp"
@@ -14,5 +15,10 @@ namespace idem::cli {
 /// seed (load_mix.hpp): a second create of the same cart right after the first, a payment, a
 /// second payment, a cancel (the planned intents wait for the order's first create).
 [[nodiscard]] run_plan load_plan(const load_args& args);
+
+/// The same intents as load_plan, planned one order at a time as the run asks for them
+/// (run_plan::more): memory and CPU spent on intents in flight, not on the whole run up front.
+/// Without a journal nothing needs the plan before the first request.
+[[nodiscard]] run_plan load_plan_on_demand(const load_args& args);
 
 }  // namespace idem::cli

@@ -1,5 +1,6 @@
 #include "idem_cli/load_run.hpp"
 
+#include <algorithm>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <optional>
 
@@ -22,9 +23,11 @@ load_run::load_run(run_plan plan, std::size_t concurrency, client& c, progress_b
       on_finished_(std::move(on_finished)),
       start_(clock::now()),
       deadline_(deadline),
+      more_(std::move(plan.more)),
+      unplanned_(more_ ? plan.more_intents : 0),
       before_submit_(std::move(plan.before_submit)),
       url_(std::move(plan.url)) {
-  total_ = plan.ready.size() + plan.after.size() + plan.never_sent;
+  total_ = plan.ready.size() + plan.after.size() + plan.never_sent + unplanned_;
   latencies_.reserve(total_);
   waiting_.assign(plan.ready.begin(), plan.ready.end());
   for (auto& p : plan.after)
@@ -43,8 +46,11 @@ void load_run::interrupt() {
   // Nothing waiting has left the client: nothing happened.
   never_sent(waiting_.size(), "not started: interrupted");
   never_sent(after_.size(), "not started: interrupted before its prerequisite succeeded");
+  never_sent(unplanned_, "not started: interrupted");
   waiting_.clear();
   after_.clear();
+  more_ = nullptr;
+  unplanned_ = 0;
   // Each cancelled intent completes later, through on_outcome, like any other.
   for (auto& [id, signal] : in_flight_)
     signal->emit(boost::asio::cancellation_type::terminal);
@@ -85,8 +91,32 @@ progress load_run::current() const {
           .elapsed = std::chrono::duration_cast<milliseconds>(clock::now() - start_)};
 }
 
+bool load_run::plan_more() {
+  if (!more_) return false;
+  std::vector<intent> ready;
+  std::vector<planned_intent> after;
+  if (!more_(ready, after)) {
+    // No more after all: what was counted for them is not coming.
+    more_ = nullptr;
+    total_ -= unplanned_;
+    unplanned_ = 0;
+    check_finished();
+    return false;
+  }
+  // Counted already, as far as `more_intents` foresaw them.
+  const std::uint64_t planned = ready.size() + after.size();
+  const std::uint64_t foreseen = std::min(unplanned_, planned);
+  unplanned_ -= foreseen;
+  total_ += planned - foreseen;
+  for (auto& i : ready)
+    waiting_.push_back(std::move(i));
+  for (auto& p : after)
+    after_.emplace(p.depends_on(), std::move(p));
+  return !waiting_.empty();
+}
+
 void load_run::fill() {
-  while (!interrupted_ && in_flight_.size() < concurrency_ && !waiting_.empty()) {
+  while (!interrupted_ && in_flight_.size() < concurrency_ && (!waiting_.empty() || plan_more())) {
     intent what = std::move(waiting_.front());
     waiting_.pop_front();
     if (before_submit_) what = before_submit_(what);

@@ -51,6 +51,8 @@ class load_run {
 
  private:
   void fill();
+  /// Asks the plan's `more` for the next intents; false if there are none.
+  bool plan_more();
   void on_outcome(std::uint64_t id, const idempotency_key& key,
                   std::chrono::steady_clock::time_point started, outcome o);
   void count(const outcome& o);
@@ -76,6 +78,8 @@ class load_run {
   std::vector<std::chrono::microseconds> latencies_;
   std::chrono::milliseconds deadline_;
   std::vector<std::chrono::microseconds> overshoots_;  // end minus deadline, signed
+  std::function<bool(std::vector<intent>&, std::vector<planned_intent>&)> more_;
+  std::uint64_t unplanned_;  // intents `more_` is still to add, counted in total_
   std::function<intent(const intent&)> before_submit_;
   std::string url_;
   failure_tally failures_;
