@@ -12,17 +12,24 @@ intent intent::restore(idempotency_key key, operation op, nlohmann::json payload
                        business_lookup lookup) {
   // nlohmann::json's default object type keeps keys sorted, so dump() is already canonical:
   // the same payload always gives the same bytes, and so the same server-side fingerprint.
-  std::string body = payload.dump();
-  return intent(std::make_shared<const data>(
-      data{std::move(key), std::move(op), std::move(payload), std::move(body), std::move(lookup)}));
+  return intent(std::make_shared<const data>(std::move(key), std::move(op), payload.dump(),
+                                             std::move(lookup)));
 }
 
 std::optional<intent> intent::restore_exact(idempotency_key key, operation op, std::string body,
                                             business_lookup lookup) {
-  auto payload = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (payload.is_discarded()) return std::nullopt;
-  return intent(std::make_shared<const data>(
-      data{std::move(key), std::move(op), std::move(payload), std::move(body), std::move(lookup)}));
+  // Checked without building the tree that payload() builds if it is ever asked for.
+  if (!nlohmann::json::accept(body)) return std::nullopt;
+  return intent(std::make_shared<const data>(std::move(key), std::move(op), std::move(body),
+                                             std::move(lookup)));
+}
+
+const nlohmann::json& intent::payload() const {
+  // The body is JSON (created by dump(), or accepted by restore_exact), so this parse succeeds.
+  std::call_once(d_->parsed, [this] {
+    d_->payload = nlohmann::json::parse(d_->body, nullptr, /*allow_exceptions=*/false);
+  });
+  return d_->payload;
 }
 
 bool intent::same_request(const intent& other) const noexcept {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -43,7 +44,10 @@ class intent {
 
   [[nodiscard]] const idempotency_key& key() const noexcept { return d_->key; }
   [[nodiscard]] const operation& op() const noexcept { return d_->op; }
-  [[nodiscard]] const nlohmann::json& payload() const noexcept { return d_->payload; }
+  /// The payload, parsed back from body() the first time it is asked for (a lookup compares
+  /// against it): an intent keeps only its bytes, so that thousands in flight or retained by a
+  /// store cost no JSON tree each. Thread-safe.
+  [[nodiscard]] const nlohmann::json& payload() const;
   /// The request body, serialised once so every attempt sends identical bytes.
   [[nodiscard]] const std::string& body() const noexcept { return d_->body; }
   [[nodiscard]] const business_lookup& lookup() const noexcept { return d_->lookup; }
@@ -52,11 +56,14 @@ class intent {
 
  private:
   struct data {
+    data(idempotency_key k, operation o, std::string b, business_lookup l)
+        : key(std::move(k)), op(std::move(o)), body(std::move(b)), lookup(std::move(l)) {}
     idempotency_key key;
     operation op;
-    nlohmann::json payload;
     std::string body;
     business_lookup lookup;
+    mutable std::once_flag parsed;
+    mutable nlohmann::json payload;  // set once, by payload()
   };
   explicit intent(std::shared_ptr<const data> d) : d_(std::move(d)) {}
   std::shared_ptr<const data> d_;
