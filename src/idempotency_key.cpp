@@ -1,10 +1,10 @@
 #include "idem/idempotency_key.hpp"
 
-#include <openssl/rand.h>
-
 #include <array>
 #include <cstdint>
 #include <system_error>
+
+#include "key_entropy.hpp"
 
 namespace idem {
 namespace {
@@ -13,7 +13,7 @@ using uuid_bytes = std::array<unsigned char, 16>;
 
 uuid_bytes random_bytes() {
   uuid_bytes b{};
-  if (RAND_bytes(b.data(), static_cast<int>(b.size())) != 1) {
+  if (!detail::key_entropy(b)) {
     throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                             "OpenSSL RAND_bytes failed to mint an idempotency key");
   }

@@ -1,9 +1,13 @@
 #include "idem/idempotency_key.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <regex>
 #include <set>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -20,6 +24,55 @@ TEST(IdempotencyKey, EveryMintIsANewKey) {
   for (int i = 0; i < 10000; ++i)
     seen.insert(idem::idempotency_key::mint().str());
   EXPECT_EQ(seen.size(), 10000u);
+}
+
+TEST(IdempotencyKey, AForkedChildNeverMintsItsParentsNextKeys) {
+  (void)idem::idempotency_key::mint();  // random bytes drawn and kept for the next keys
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  ASSERT_NE(pid, -1);
+  if (pid == 0) {
+    std::string keys;
+    for (int i = 0; i < 8; ++i)
+      keys += idem::idempotency_key::mint().str();
+    const bool ok = write(fds[1], keys.data(), keys.size()) == static_cast<ssize_t>(keys.size());
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string child(8 * 36, '\0');
+  std::size_t got = 0;
+  while (got < child.size()) {
+    const ssize_t n = read(fds[0], child.data() + got, child.size() - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_EQ(got, child.size());
+  std::set<std::string> seen;
+  for (int i = 0; i < 8; ++i) {
+    seen.insert(child.substr(static_cast<std::size_t>(i) * 36, 36));
+    seen.insert(idem::idempotency_key::mint().str());
+  }
+  EXPECT_EQ(seen.size(), 16u) << "parent and child minted the same key";
+}
+
+TEST(IdempotencyKey, ThreadsNeverMintTheSameKey) {
+  std::vector<std::vector<std::string>> minted(4);
+  std::vector<std::thread> threads;
+  for (auto& out : minted)
+    threads.emplace_back([&out] {
+      for (int i = 0; i < 2000; ++i)
+        out.push_back(idem::idempotency_key::mint().str());
+    });
+  for (auto& t : threads)
+    t.join();
+  std::set<std::string> seen;
+  for (const auto& out : minted)
+    seen.insert(out.begin(), out.end());
+  EXPECT_EQ(seen.size(), 8000u);
 }
 
 TEST(IdempotencyKey, UuidV7CarriesTheMillisecondTimestamp) {
