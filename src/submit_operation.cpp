@@ -69,6 +69,11 @@ void submit_operation::check_stale_key() {
 
 void submit_operation::write_durably(intent_event e, std::function<void()> next,
                                      std::function<void()> undo) {
+  if (core_->store->durable_on_write()) {
+    // Nothing to wait for (a store in memory): on, still on the strand, without a queue hop.
+    core_->store->write(std::move(e));
+    return next();
+  }
   core_->store->async_write(
       std::move(e), core_->ex,
       asio::bind_executor(core_->strand, [self = shared_from_this(), next = std::move(next),

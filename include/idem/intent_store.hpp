@@ -214,6 +214,11 @@ class intent_store {
   /// Records `e` without waiting for durability (its errors are not reported; a later event
   /// of the same intent makes the record durable as a whole).
   virtual void write(intent_event e) = 0;
+  /// True if `write` makes an event as durable as this store ever makes it and cannot fail
+  /// (a store in memory): the client then writes with `write` and goes on at once, where it
+  /// would otherwise wait for `async_write`'s handler (one queue hop per attempt). The default,
+  /// false, is right for any store that writes to a disk or a network.
+  [[nodiscard]] virtual bool durable_on_write() const noexcept { return false; }
   /// The record of `key`, if the store has it (final intents past retention are forgotten).
   [[nodiscard]] virtual std::optional<intent_record> find(const idempotency_key& key) const = 0;
   /// Every open intent (never submitted, not sent, unresolved), oldest first.

@@ -36,6 +36,8 @@ class memory_intent_store final : public intent_store {
 
   void async_write(intent_event e, boost::asio::any_io_executor ex, write_handler handler) override;
   void write(intent_event e) override;
+  /// True: a write is all the durability this store has.
+  [[nodiscard]] bool durable_on_write() const noexcept override { return true; }
   [[nodiscard]] std::optional<intent_record> find(const idempotency_key& key) const override;
   [[nodiscard]] std::vector<intent_record> open_intents() const override;
   [[nodiscard]] std::vector<timeline_entry> timeline(const idempotency_key& key) const override;

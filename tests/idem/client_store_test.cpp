@@ -28,6 +28,7 @@ class scripted_store final : public intent_store {
     if (!holding) release();
   }
   void write(intent_event e) override { accept(e); }
+  bool durable_on_write() const noexcept override { return durable; }
   std::optional<intent_record> find(const idempotency_key& k) const override {
     return inner.find(k);
   }
@@ -46,6 +47,7 @@ class scripted_store final : public intent_store {
 
   memory_intent_store inner;
   bool holding = false;
+  bool durable = false;  // what durable_on_write() says
   std::function<bool(const intent_event&)> fail_when;
 
  private:
@@ -98,6 +100,26 @@ TEST_F(client_store_test, NothingIsSentBeforeTheIntentAndTheAttemptStartAreDurab
   ASSERT_TRUE(got);
   EXPECT_EQ(got->kind(), outcome_kind::succeeded);
   EXPECT_EQ(net->requests("POST").size(), 1u);
+}
+
+TEST_F(client_store_test, AStoreDurableOnWriteIsNeverWaitedForAndStillWrittenBeforeSending) {
+  auto c = make_client(with_store());
+  store->durable = true;
+  store->holding = true;  // an async_write would never complete
+  const auto order = orders::create(sample_order());
+  std::uint32_t attempts_recorded_when_sent = 0;
+  net->respond([&](const http_request&) {
+    attempts_recorded_when_sent = store->find(order.key())->attempts;
+    return reply(201, R"({"id":"ord_1"})");
+  });
+  std::optional<outcome> got;
+  c->async_submit(order, [&](outcome o) { got = std::move(o); });
+  drain();
+  EXPECT_EQ(store->pending(), 0u) << "waited for a store that said its writes are durable";
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind(), outcome_kind::succeeded);
+  EXPECT_EQ(attempts_recorded_when_sent, 1u) << "sent before the attempt's start was written";
+  EXPECT_EQ(store->find(order.key())->state, intent_state::succeeded);
 }
 
 TEST_F(client_store_test, AStoreThatCannotWriteTheIntentEndsItNotSentWithNothingSent) {

@@ -42,6 +42,20 @@ TEST(MemoryIntentStore, KeepsAtMostMaxFinalFinishedIntentsOldestGoFirst) {
   EXPECT_TRUE(s.find(all[49].key()));
 }
 
+TEST(MemoryIntentStore, WithMaxFinalZeroAnIntentIsForgottenAsItEndsAndOpenOnesStay) {
+  memory_intent_store s({.retention = 24h, .max_final = 0});
+  const intent open = order(1);
+  const intent done = order(2);
+  s.write(events::created{.what = open, .at = t0});
+  s.write(events::created{.what = done, .at = t0});
+  EXPECT_EQ(s.size(), 2u);
+  finish(s, done, t0 + 1s);
+  EXPECT_FALSE(s.find(done.key()));
+  ASSERT_TRUE(s.find(open.key()));
+  EXPECT_EQ(s.open_intents().size(), 1u);
+  EXPECT_EQ(s.size(), 1u);
+}
+
 TEST(MemoryIntentStore, ForgetsFinishedIntentsAfterTheRetentionWindowNeverOpenOnes) {
   memory_intent_store s({.retention = 1h, .max_final = 1000});
   const auto open = order(0), done = order(1), later = order(2);

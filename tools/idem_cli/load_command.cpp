@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "idem/client.hpp"
+#include "idem/memory_intent_store.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/crash_points.hpp"
 #include "idem_cli/file_limit.hpp"
@@ -61,7 +62,14 @@ load_summary run_load(const load_args& args, std::ostream& progress_out, bool sh
   boost::asio::io_context io{1};
   auto options = client_settings(args.common);
   options.observer = crash_observer_from_env(io.get_executor());
-  if (!args.journal.empty()) options.store = open_journal_file(args.journal);
+  if (!args.journal.empty()) {
+    options.store = open_journal_file(args.journal);
+  } else {
+    // Nothing reads a finished intent back during a load (the summary counts outcomes as they
+    // arrive), so the store forgets each as it ends instead of keeping the last 10,000: in a
+    // 20,000-order run that kept about 45 MB and cost about 40 µs of CPU per intent.
+    options.store = std::make_shared<memory_intent_store>(memory_store_options{.max_final = 0});
+  }
   client c{io.get_executor(), options};
   // Between the plan's last completion and the run's first submission nothing else may be
   // queued on `io`: without a guard of our own it could run out of work and stop there. The run
