@@ -204,10 +204,18 @@ transport_result curl_request::finish(CURLcode code) {
 }
 
 transport_result curl_request::abandon() const {
+  return stopped_early(std::make_error_code(std::errc::operation_canceled));
+}
+
+transport_result curl_request::time_out() const {
+  return stopped_early(make_error_code(transport_errc::timed_out));
+}
+
+transport_result curl_request::stopped_early(std::error_code why) const {
   transport_result result;
   long request_size = 0;
   if (easy_ != nullptr) curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &request_size);
-  result.ec = std::make_error_code(std::errc::operation_canceled);
+  result.ec = why;
   result.failure = classify_abandoned(started_, request_size);
   result.reused_connection = easy_ != nullptr && reused_connection();
   return result;

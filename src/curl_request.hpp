@@ -36,8 +36,12 @@ class curl_request {
   [[nodiscard]] transport_result finish(CURLcode code);
   /// The result of a transfer ended before curl finished it (cancellation, shutdown).
   [[nodiscard]] transport_result abandon() const;
+  /// The result of a transfer ended because its time ran out before curl's did (the transport
+  /// counts from when it accepted the request; curl from when it started on it).
+  [[nodiscard]] transport_result time_out() const;
 
  private:
+  [[nodiscard]] transport_result stopped_early(std::error_code why) const;
   static std::size_t on_body(char* data, std::size_t size, std::size_t count, void* self);
   static std::size_t on_header(char* data, std::size_t size, std::size_t count, void* self);
   static int on_prereq(void* self, char* primary_ip, char* local_ip, int primary_port,

@@ -7,6 +7,7 @@
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/cancellation_type.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 #include "curl_socket_table.hpp"
 #include "curl_timer.hpp"
 #include "idem/transport_error.hpp"
+#include "transfer_deadlines.hpp"
 
 namespace idem {
 
@@ -65,6 +67,7 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
     detail::curl_request request;
     asio::any_completion_handler<signature> handler;
     asio::cancellation_slot slot;
+    std::optional<detail::transfer_deadlines::entry> due{};  // until it ends or runs out
   };
 
   // Per-operation cancellation. Lives in the caller's slot; may be emitted from any context, so
@@ -92,6 +95,8 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   void collect_finished();
   void size_connection_cache();
   void arm(const std::shared_ptr<detail::socket_watch>& watch);
+  void arm_deadline(std::chrono::steady_clock::time_point at);
+  void on_deadline(std::uint64_t generation);
   void on_ready(const std::shared_ptr<detail::socket_watch>& watch, int event, error_code ec);
 
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* self, void* socketp);
@@ -102,6 +107,13 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   asio::any_io_executor ex_;
   curl_transport_options options_;
   detail::curl_timer timer_;
+  // The transfers' own due times and the one timer that ends those past theirs. It is armed
+  // only when a transfer is due earlier than the wait in charge, which with equal timeouts is
+  // once per timeout, not once per transfer, and cancelled when nothing is in flight.
+  detail::transfer_deadlines deadlines_;
+  asio::steady_timer deadline_timer_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
+  std::uint64_t deadline_generation_ = 0;  // completions of replaced waits carry an older one
   detail::socket_table sockets_;
   // Before transfers_: the requests give their handles back to it when they go.
   detail::curl_handle_pool handles_;
@@ -117,6 +129,7 @@ curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_option
     : ex_(std::move(executor)),
       options_(std::move(opts)),
       timer_(ex_, [this] { act(CURL_SOCKET_TIMEOUT, 0); }),
+      deadline_timer_(ex_),
       sockets_(ex_),
       // As many handles kept ready as connections kept idle: both say how much concurrency to
       // stay prepared for once the load is gone.
@@ -147,6 +160,7 @@ void curl_transport::impl::start(http_request req,
     return;
   }
   const std::uint64_t id = next_id_++;
+  const auto due = std::chrono::steady_clock::now() + req.timeout;
   // Built in place: the request's callbacks point at it from the start.
   std::unique_ptr<transfer> t(new transfer{
       id, detail::curl_request(std::move(req), options_, handles_), std::move(handler), {}});
@@ -176,8 +190,32 @@ void curl_transport::impl::start(http_request req,
     return;
   }
   transfer& added = *it->second;
+  added.due = deadlines_.add(id, due);
+  arm_deadline(due);
   added.slot = asio::get_associated_cancellation_slot(added.handler);
   if (added.slot.is_connected()) added.slot.emplace<cancel_request>(weak_from_this(), id);
+}
+
+void curl_transport::impl::arm_deadline(std::chrono::steady_clock::time_point at) {
+  if (stopping_ || (deadline_armed_ && *deadline_armed_ <= at)) return;  // fires first anyway
+  const std::uint64_t generation = ++deadline_generation_;
+  deadline_armed_ = at;
+  deadline_timer_.expires_at(at);  // aborts the wait it replaces (an older generation)
+  deadline_timer_.async_wait([self = shared_from_this(), generation](const error_code&) {
+    self->on_deadline(generation);
+  });
+}
+
+void curl_transport::impl::on_deadline(std::uint64_t generation) {
+  if (stopping_ || generation != deadline_generation_) return;  // replaced, cancelled, stopped
+  deadline_armed_.reset();
+  for (std::uint64_t id : deadlines_.take_due(std::chrono::steady_clock::now())) {
+    auto it = transfers_.find(id);
+    if (it == transfers_.end()) continue;
+    it->second->due.reset();  // taken already
+    complete(it, it->second->request.time_out());
+  }
+  if (auto next = deadlines_.earliest()) arm_deadline(*next);
 }
 
 void curl_transport::impl::cancel(std::uint64_t id, asio::cancellation_type type) {
@@ -199,6 +237,13 @@ void curl_transport::impl::complete(
   auto t = std::move(it->second);
   transfers_.erase(it);
   size_connection_cache();
+  if (t->due) deadlines_.remove(*t->due);
+  if (deadlines_.empty() && deadline_armed_) {
+    // Nothing in flight: no wait may keep the io_context busy (or wake the app) for nothing.
+    deadline_armed_.reset();
+    ++deadline_generation_;
+    deadline_timer_.cancel();
+  }
   // The slot belongs to the caller and may be reused for its next operation.
   if (t->slot.is_connected()) t->slot.clear();
   curl_multi_remove_handle(multi_, t->request.easy());
@@ -331,6 +376,7 @@ void curl_transport::impl::shutdown() {
     complete(it, it->second->request.abandon());
   }
   timer_.stop();
+  deadline_timer_.cancel();
   // Closes the pooled connections through on_close_socket, which still works: the socket
   // table outlives this call.
   curl_multi_cleanup(multi_);

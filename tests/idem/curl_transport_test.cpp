@@ -416,6 +416,20 @@ TEST_F(curl_transport_test, UnsupportedSchemeIsNotSent) {
   EXPECT_EQ(r.ec, transport_errc::invalid_request) << r.ec.message();
 }
 
+TEST_F(curl_transport_test, AFinishedTransferLeavesNoTimerBehind) {
+  testing::running_server server;
+  curl_transport t(io_.get_executor());
+  bool done = false;
+  // Its time would run out only in an hour: the transport's own due time must not outlive it.
+  t.async_send(get_request(url(server.port(), "/healthz"), 1h), [&](transport_result r) {
+    done = true;
+    EXPECT_FALSE(r.ec) << r.ec.message();
+  });
+  io_.run_for(hang_limit);  // returns early when no work is left
+  EXPECT_TRUE(done);
+  EXPECT_TRUE(io_.stopped()) << "a wait for a finished transfer's timeout is still pending";
+}
+
 TEST_F(curl_transport_test, NoTimeLeftIsNotSent) {
   curl_transport t(io_.get_executor());
   auto r = send(t, get_request(url(testing::unused_port()), 0ms));
