@@ -1,5 +1,5 @@
-# Installs the SDK as a CMake package (find_package(idem) -> idem::idem) and a pkg-config module
-# (idem.pc), its public headers with the generated version header, and the two programs
+# Installs the SDK as a CMake package (find_package(idem) -> idem::idem, and the test kit
+# idem::testing) and pkg-config modules (idem.pc, idem-testing.pc), its public headers with the generated version header, and the two programs
 # (idem-cli, idem-mock-server; installed by their own directories). See docs/INSTALL.md.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -7,8 +7,10 @@ include(CMakePackageConfigHelpers)
 set(IDEM_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/idem)
 set(IDEM_PKGCONFIG_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# The include directory comes with the target's own $<INSTALL_INTERFACE:include> (src/).
-install(TARGETS idem EXPORT idemTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The include directory comes with the target's own $<INSTALL_INTERFACE:include> (src/). The
+# test kit (idem::testing, src/testing) and the mock server (idem::idem-mock-server, an imported
+# executable, exported by mock_server/) are in the same package.
+install(TARGETS idem idem_testing EXPORT idemTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/idem DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${IDEM_GENERATED_INCLUDE_DIR}/idem/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/idem)
@@ -47,4 +49,7 @@ foreach(dir IN LISTS IDEM_PC_INCLUDE_DIRS)
   string(APPEND IDEM_PC_EXTRA_CFLAGS " -I${dir}")
 endforeach()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/idem.pc.in ${PROJECT_BINARY_DIR}/idem.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/idem.pc DESTINATION ${IDEM_PKGCONFIG_INSTALL_DIR})
+configure_file(${PROJECT_SOURCE_DIR}/cmake/idem-testing.pc.in ${PROJECT_BINARY_DIR}/idem-testing.pc
+  @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/idem.pc ${PROJECT_BINARY_DIR}/idem-testing.pc
+  DESTINATION ${IDEM_PKGCONFIG_INSTALL_DIR})

@@ -6,6 +6,8 @@
 #include "mock_server/bearer_token.hpp"
 #include "mock_server/canonical_json.hpp"
 #include "mock_server/completer.hpp"
+#include "mock_server/fault_presets.hpp"
+#include "mock_server/invariant_checks.hpp"
 #include "mock_server/problem.hpp"
 #include "mock_server/schema.hpp"
 #include "mock_server/stats_snapshot.hpp"
@@ -28,7 +30,7 @@ response faults(server_state& state, const request& req) {
   }
   auto body = parse_json(req.body);
   if (!body) return bad_body("", "the body is not valid JSON");
-  auto parsed = parse_fault_config(*body);
+  auto parsed = parse_fault_request(*body);
   if (auto* error = std::get_if<std::string>(&parsed)) {
     auto colon = error->find(':');
     return bad_body(colon == std::string::npos ? "" : error->substr(0, colon), *error);
@@ -94,6 +96,8 @@ response handle_admin(server_state& state, const request& req, const route_match
       return make_json(200, {{"settled", complete_abandoned(state)}});
     case route_id::mock_reset:
       return reset(state);
+    case route_id::mock_invariants:
+      return make_json(200, check_invariants(state.db));
     default:
       return make_problem(404, "not-found", "no such resource");
   }

@@ -7,7 +7,8 @@
 
 namespace idem::mock {
 
-/// Handles /_mock/faults, /_mock/stats, /_mock/clock and /_mock/reset. A missing bearer token is
+/// Handles /_mock/faults (rules or a preset by name), /_mock/stats, /_mock/invariants,
+/// /_mock/clock, /_mock/complete and /_mock/reset. A missing bearer token is
 /// 401; any token other than the admin token (a tenant's) is 403 `forbidden`.
 [[nodiscard]] response handle_admin(server_state& state, const request& req,
                                     const route_match& route);

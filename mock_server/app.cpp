@@ -69,6 +69,7 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
     case route_id::mock_clock:
     case route_id::mock_reset:
     case route_id::mock_complete:
+    case route_id::mock_invariants:
       co_return reply{.res = handle_admin(state, req, route)};
     default:
       break;

@@ -6,11 +6,19 @@
 
 #include "mock_server/canonical_json.hpp"
 #include "mock_server/duration.hpp"
+#include "mock_server/fault_presets.hpp"
 
 namespace idem::mock {
 namespace {
 
+constexpr std::string_view preset_prefix = "preset:";
+
 std::variant<fault_config, std::string> read_faults(const std::string& path) {
+  if (path.starts_with(preset_prefix)) {
+    auto preset = expand_fault_preset(std::string_view{path}.substr(preset_prefix.size()));
+    if (auto* error = std::get_if<std::string>(&preset)) return "--faults: " + *error;
+    return preset;
+  }
   std::ifstream in{path, std::ios::binary};
   if (!in) return "--faults: cannot read '" + path + "'";
   std::stringstream text;
@@ -52,11 +60,24 @@ std::optional<std::string> parse_count(const std::string& flag, const std::strin
   return std::nullopt;
 }
 
+// A whole number from 0 to the largest std::uint64_t (a fault seed).
+std::optional<std::string> parse_seed(const std::string& flag, const std::string& value,
+                                      std::optional<std::uint64_t>& out) {
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (value.empty() || ec != std::errc{} || end != value.data() + value.size()) {
+    return flag + ": expected a whole number from 0 to 2^64-1, not '" + value + "'";
+  }
+  out = n;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string usage() {
   return "usage: idem-mock-server --listen HOST:PORT --db PATH --admin-token TOKEN\n"
-         "                        [--key-ttl 24h] [--lease 30s] [--faults FILE.json]\n"
+         "                        [--key-ttl 24h] [--lease 30s]\n"
+         "                        [--faults FILE.json | --faults preset:NAME] [--fault-seed N]\n"
          "                        [--async-after 2s] [--reaper-interval 5s] [--max-wait 10s]\n"
          "                        [--completer-interval 5s]\n"
          "                        [--max-connections 1024]\n"
@@ -65,7 +86,11 @@ std::string usage() {
          "  --admin-token   bearer token for /_mock/* (required)\n"
          "  --key-ttl       how long completed idempotency records are kept\n"
          "  --lease         how long an executor owns a PROCESSING record\n"
-         "  --faults        initial fault rules, as PUT to /_mock/faults\n"
+         "  --faults        initial fault rules: a file as PUT to /_mock/faults, or preset:NAME\n"
+         "                  for a named preset (" +
+         fault_preset_names() +
+         ")\n"
+         "  --fault-seed    the seed for --faults instead of its own (repeat a run, or vary it)\n"
          "  --async-after   with Prefer: respond-async, answer 202 after this long\n"
          "  --reaper-interval  how often expired records are purged\n"
          "  --completer-interval  how often PROCESSING records whose lease expired are driven\n"
@@ -78,6 +103,7 @@ std::string usage() {
 
 std::variant<command_line, std::string> parse_command_line(const std::vector<std::string>& args) {
   command_line out;
+  std::optional<std::uint64_t> fault_seed;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -117,10 +143,16 @@ std::variant<command_line, std::string> parse_command_line(const std::vector<std
       auto faults = read_faults(value);
       if (auto* e = std::get_if<std::string>(&faults)) return *e;
       out.options.faults = std::get<fault_config>(std::move(faults));
+    } else if (flag == "--fault-seed") {
+      error = parse_seed(flag, value, fault_seed);
     } else {
       return "unknown flag '" + flag + "'";
     }
     if (error) return *error;
+  }
+  if (fault_seed) {
+    if (!out.options.faults) return "--fault-seed: needs --faults";
+    out.options.faults->seed = *fault_seed;
   }
   if (out.options.admin_token.empty()) return "--admin-token is required";
   if (out.options.lease.count() <= 0) return "--lease must be positive";

@@ -1,7 +1,8 @@
 #pragma once
 // The command line of contract section 7:
 //   idem-mock-server --listen 127.0.0.1:0 --db PATH --admin-token TOKEN [--key-ttl 24h]
-//                    [--lease 30s] [--faults FILE.json] [--async-after 2s]
+//                    [--lease 30s] [--faults FILE.json | preset:NAME] [--fault-seed N]
+//                    [--async-after 2s]
 //                    [--reaper-interval 5s] [--max-wait 10s] [--max-connections 1024]
 
 #include <string>
@@ -19,7 +20,8 @@ struct command_line {
 };
 
 /// Parses argv[1..]. Returns the options or an error message naming the bad argument. Reads the
-/// --faults file (a missing file or invalid rules are errors).
+/// --faults file or expands the preset (a missing file, invalid rules or an unknown preset are
+/// errors; the last lists the presets).
 [[nodiscard]] std::variant<command_line, std::string> parse_command_line(
     const std::vector<std::string>& args);
 

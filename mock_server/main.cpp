@@ -25,6 +25,9 @@ int main(int argc, char** argv) {
     boost::asio::io_context io{1};
     idem::mock::server server{io, cmd.options};
     server.start();
+    // Before the address is printed: whoever reads it may send SIGTERM at once, and the
+    // default action would end the server without its graceful stop.
+    boost::asio::signal_set signals{io, SIGINT, SIGTERM};
     auto ep = server.local_endpoint();
     std::string host = ep.address().to_string();
     if (ep.address().is_v6()) {  // not "[" + host + "]": GCC 12 warns falsely (-Wrestrict)
@@ -33,7 +36,6 @@ int main(int argc, char** argv) {
     }
     std::cout << "listening on http://" << host << ':' << ep.port() << std::endl;
 
-    boost::asio::signal_set signals{io, SIGINT, SIGTERM};
     signals.async_wait([&](boost::system::error_code ec, int signo) {
       if (ec) return;
       std::cerr << "idem-mock-server: signal " << signo << ", finishing in-flight requests\n";

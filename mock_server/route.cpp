@@ -28,6 +28,7 @@ constexpr std::array routes{
     route_entry{"POST", "/_mock/clock", route_id::mock_clock},
     route_entry{"POST", "/_mock/reset", route_id::mock_reset},
     route_entry{"POST", "/_mock/complete", route_id::mock_complete},
+    route_entry{"GET", "/_mock/invariants", route_id::mock_invariants},
 };
 
 std::vector<std::string_view> split_path(std::string_view path) {

@@ -7,19 +7,20 @@
 namespace idem::mock {
 
 enum class route_id {
-  create_order,   // POST /v1/orders
-  list_orders,    // GET  /v1/orders?merchant_order_id=X
-  get_order,      // GET  /v1/orders/{id}
-  pay_order,      // POST /v1/orders/{id}/payments
-  cancel_order,   // POST /v1/orders/{id}/cancel
-  get_request,    // GET  /v1/requests/{id}
-  healthz,        // GET  /healthz
-  metrics,        // GET  /metrics
-  mock_faults,    // PUT/DELETE/GET /_mock/faults
-  mock_stats,     // GET  /_mock/stats
-  mock_clock,     // POST /_mock/clock
-  mock_reset,     // POST /_mock/reset
-  mock_complete,  // POST /_mock/complete
+  create_order,     // POST /v1/orders
+  list_orders,      // GET  /v1/orders?merchant_order_id=X
+  get_order,        // GET  /v1/orders/{id}
+  pay_order,        // POST /v1/orders/{id}/payments
+  cancel_order,     // POST /v1/orders/{id}/cancel
+  get_request,      // GET  /v1/requests/{id}
+  healthz,          // GET  /healthz
+  metrics,          // GET  /metrics
+  mock_faults,      // PUT/DELETE/GET /_mock/faults
+  mock_stats,       // GET  /_mock/stats
+  mock_clock,       // POST /_mock/clock
+  mock_reset,       // POST /_mock/reset
+  mock_complete,    // POST /_mock/complete
+  mock_invariants,  // GET /_mock/invariants
 };
 
 enum class route_status { found, not_found, method_not_allowed };

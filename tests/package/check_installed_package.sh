@@ -4,10 +4,14 @@
 #  - builds the same consumer with a plain compiler line from `pkg-config --cflags --libs idem`;
 #  - configures it against stand-in Boost packages, to prove that the CMake package takes any
 #    Boost from 1.81 on (a 1.86 is used) and passes over an older one (a 1.80 is skipped);
-#  - starts the installed mock server on a free loopback port and runs both consumers against it.
+#  - starts the installed mock server on a free loopback port and runs both consumers against it;
+#  - checks the test kit (idem::testing, idem-testing.pc), then builds examples/testing_with_idem
+#    (an app's integration tests with the kit, GoogleTest) against it and runs them with CTest.
 #   check_installed_package.sh CMAKE BUILD_DIR CONSUMER_SOURCE CXX_COMPILER [EXTRA_CXX_FLAGS]
 set -euo pipefail
 cmake_bin=$1 build_dir=$2 consumer_source=$3 cxx=$4 extra_flags=${5:-}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+example_source="$repo/examples/testing_with_idem"
 work="$build_dir/package-test"
 rm -rf "$work"
 mkdir -p "$work"
@@ -27,6 +31,7 @@ done
 for file in "$libdir/libidem.a" include/idem/client.hpp include/idem/version.hpp \
   "$libdir/cmake/idem/idemConfig.cmake" "$libdir/cmake/idem/idemConfigVersion.cmake" \
   "$libdir/cmake/idem/idemTargets.cmake" "$libdir/pkgconfig/idem.pc" \
+  "$libdir/libidem_testing.a" "$libdir/pkgconfig/idem-testing.pc" include/idem/testing/kit.hpp \
   bin/idem-cli bin/idem-mock-server; do
   [ -e "$work/prefix/$file" ] || fail "not installed: $file"
 done
@@ -99,3 +104,30 @@ echo "== consumer built with CMake"
 "$work/consumer/idem_consumer" "$url" package-test-shop
 echo "== consumer built with pkg-config"
 "$work/idem_consumer_pc" "$url" package-test-shop
+
+# --- 5. the test kit -----------------------------------------------------------------------------
+[ "$(pkg-config --modversion idem-testing)" = "$pc_version" ] ||
+  fail "pkg-config says idem-testing $(pkg-config --modversion idem-testing), idem $pc_version"
+# With a plain compiler line: the kit alone (no SDK, no GoogleTest) finds the installed server.
+cat >"$work/kit_consumer.cpp" <<'EOF'
+#include <iostream>
+#include "idem/testing/kit.hpp"
+int main() {
+  auto found = idem::testing::find_mock_server();
+  std::cout << "kit (pkg-config): " << (found ? *found : found.describe()) << "\n";
+  return found ? 0 : 1;
+}
+EOF
+# shellcheck disable=SC2046 # pkg-config's output is meant to be split into words
+"$cxx" -std=c++20 $extra_flags $(pkg-config --cflags idem-testing) "$work/kit_consumer.cpp" \
+  -o "$work/kit_consumer" $(pkg-config --libs idem-testing)
+IDEM_MOCK_SERVER="$work/prefix/bin/idem-mock-server" "$work/kit_consumer"
+
+# An app's integration tests with the kit, built with CMake and run by CTest as an app's own
+# suite would be: the kit starts the installed server under each fault preset.
+echo "== examples/testing_with_idem"
+"$cmake_bin" -S "$example_source" -B "$work/testing-example" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_CXX_FLAGS="$extra_flags" -DCMAKE_EXE_LINKER_FLAGS="$extra_flags"
+"$cmake_bin" --build "$work/testing-example" -j 2
+"$(dirname "$cmake_bin")/ctest" --test-dir "$work/testing-example" --output-on-failure

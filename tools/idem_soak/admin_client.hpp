@@ -1,15 +1,17 @@
 #pragma once
 // The mock server's test-control API (contract section 6) as the soak uses it: the fault rules
-// and the stats, over plain blocking libcurl.
+// and the stats, through the public test kit's client (idem::testing::mock_admin), as JSON.
 
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "idem/testing/mock_admin.hpp"
+
 namespace idem::soak {
 
 /// Blocking calls to `base_url` + `/_mock/...` with `Authorization: Bearer <admin token>`.
-/// Each throws std::runtime_error (naming the request) on a transport error, a status other
-/// than 2xx or a body that is not JSON. Not thread-safe.
+/// Each throws std::runtime_error (idem::testing::bad_mock_result_access, naming the request)
+/// on a transport error, a status other than 2xx or a body that is not JSON. Not thread-safe.
 class admin_client {
  public:
   admin_client(std::string base_url, std::string admin_token);
@@ -24,9 +26,7 @@ class admin_client {
   void clear_faults() const;
 
  private:
-  nlohmann::json call(const char* method, const std::string& path, const std::string& body) const;
-  std::string base_url_;
-  std::string token_;
+  idem::testing::mock_admin admin_;
 };
 
 }  // namespace idem::soak

@@ -1,0 +1,9 @@
+#include "tests/support/mock_server_binary.hpp"
+
+namespace idem::testing {
+
+std::string built_mock_server_binary() {
+  return IDEM_MOCK_SERVER_BINARY;
+}
+
+}  // namespace idem::testing
