@@ -4,10 +4,6 @@
 // intents through it. Whatever the layer's dialect (an HTML 409, no replay marker, Nest-style
 // JSON errors), the server's books must show each order executed once, and no intent may be
 // reported rejected: every one ends succeeded or, rarely, unresolved.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -15,7 +11,6 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -24,7 +19,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,154 +28,32 @@
 #include "tests/support/fault_proxy.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/integration.hpp"
+#include "tests/support/node_app.hpp"
 
 namespace idem::test {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::express_idempotency;
 using testing::fault_proxy;
 using testing::fault_proxy_counters;
 using testing::fault_proxy_options;
 using testing::http_client;
-
-// One idempotency layer: its app folder under tests/interop and the npm packages it needs.
-struct backend {
-  std::string name;
-  std::string app_dir;
-  std::vector<std::string> packages;
-};
-
-const backend express_idempotency{
-    "express_idempotency", "express_idempotency_app", {"express", "express-idempotency"}};
-const backend node_idempotency{
-    "node_idempotency",
-    "node_idempotency_app",
-    {"express", "@node-idempotency/core", "@node-idempotency/storage-adapter-memory"}};
-
-std::optional<fs::path> find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs{path ? path : ""};
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const auto candidate = fs::path{dir} / program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
-// Why the backend cannot run here, or nullopt when it can.
-std::optional<std::string> missing_prerequisite(const backend& b) {
-  if (!find_on_path("node")) return "interop: node is not on PATH: run scripts/setup.sh";
-  const fs::path modules = fs::path{IDEM_INTEROP_DIR} / "node_modules";
-  if (!fs::is_directory(modules)) {
-    return "interop: tests/interop/node_modules missing: run scripts/setup.sh with npm registry "
-           "access";
-  }
-  for (const auto& p : b.packages) {
-    if (!fs::exists(modules / p / "package.json")) {
-      return "interop: npm package " + p + " missing in tests/interop/node_modules: run " +
-             "scripts/setup.sh with npm registry access";
-    }
-  }
-  return std::nullopt;
-}
-
-// The first line the child prints on stdout, waiting at most `limit`.
-std::string read_first_line(int fd, std::chrono::milliseconds limit) {
-  std::string line;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) throw std::runtime_error("the app did not print its address: " + line);
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-    char c = 0;
-    if (::read(fd, &c, 1) <= 0) {
-      throw std::runtime_error("the app exited before printing its address: " + line);
-    }
-    if (c == '\n') return line;
-    line.push_back(c);
-  }
-}
-
-// `node tests/interop/<app>/server.js` as a child process: its port is read from its first
-// stdout line, its stderr goes to `log`. The destructor sends SIGTERM and reaps it.
-class node_app {
- public:
-  node_app(const backend& b, const fs::path& log) {
-    const auto node = find_on_path("node").value();
-    const auto script = fs::path{IDEM_INTEROP_DIR} / b.app_dir / "server.js";
-    // Everything the child needs is made before fork: it only calls async-signal-safe functions.
-    std::vector<std::string> args{node.string(), script.string(), "--handler-ms", "20-50"};
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      const int null_fd = ::open("/dev/null", O_RDONLY);
-      const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-      if (log_fd >= 0) ::dup2(log_fd, STDERR_FILENO);
-      ::dup2(fds[1], STDOUT_FILENO);
-      ::close(fds[0]);
-      ::close(fds[1]);
-      ::execv(node.c_str(), argv.data());
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    stdout_fd_ = fds[0];
-    std::string line;
-    try {
-      line = read_first_line(stdout_fd_, 30s);
-    } catch (const std::runtime_error& e) {
-      stop(SIGKILL);
-      throw std::runtime_error(std::string{e.what()} + " (its stderr: " + log.string() + ")");
-    }
-    const auto colon = line.rfind(':');
-    if (!line.starts_with("listening on http://") || colon == std::string::npos) {
-      stop(SIGKILL);
-      throw std::runtime_error("unexpected first line: " + line);
-    }
-    port_ = static_cast<std::uint16_t>(std::stoi(line.substr(colon + 1)));
-  }
-  ~node_app() { stop(SIGTERM); }
-  node_app(const node_app&) = delete;
-  node_app& operator=(const node_app&) = delete;
-
-  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
-
- private:
-  void stop(int signo) {
-    if (pid_ > 0) {
-      ::kill(pid_, signo);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      pid_ = -1;
-    }
-    if (stdout_fd_ >= 0) ::close(stdout_fd_);
-    stdout_fd_ = -1;
-  }
-
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
-  std::uint16_t port_ = 0;
-};
+using testing::interop_backend;
+using testing::interop_prerequisite_missing;
+using testing::node_app;
+using testing::node_idempotency;
 
 struct interop_case {
-  const backend* server;
+  const interop_backend* server;
   const char* profile;
 };
 
 class InteropBackend : public ::testing::TestWithParam<interop_case> {
  protected:
   void SetUp() override {
-    if (auto why = missing_prerequisite(*GetParam().server)) GTEST_SKIP() << *why;
+    if (auto why = interop_prerequisite_missing(*GetParam().server)) GTEST_SKIP() << *why;
     log_ = fs::temp_directory_path() /
            ("idem-interop-" + GetParam().server->name + "-" + std::to_string(::getpid()) + ".log");
   }

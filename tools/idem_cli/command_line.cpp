@@ -1,12 +1,15 @@
 #include "idem_cli/command_line.hpp"
 
 #include <charconv>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/duration.hpp"
 #include "idem/server_profile.hpp"
+#include "idem_cli/conform_request.hpp"
 #include "idem_cli/flag_checks.hpp"
 
 namespace idem::cli {
@@ -293,6 +296,68 @@ command parse_journal(const std::vector<std::string>& args) {
   return journal_args{.journal = flags.get("journal"), .show = flags.get("show")};
 }
 
+// conform's --body-file: a readable file of at most 1 MiB holding a usable body template.
+std::string read_body_file(const std::string& path, std::string& out) {
+  if (auto error = check_readable_file("--body-file", path); !error.empty()) return error;
+  std::ifstream in(path, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string bad = "bad --body-file '" + path + "': ";
+  if (text.size() > 1024 * 1024) return bad + "larger than 1 MiB";
+  if (auto error = check_body_template(text); !error.empty()) return bad + error;
+  out = std::move(text);
+  return {};
+}
+
+// conform's own flags (the common ones are read by read_common).
+std::string read_conform(const flag_values& flags, conform_args& out) {
+  if (flags.has("token2")) {
+    out.token2 = flags.get("token2");
+    if (out.token2.empty()) return "--token2 must not be empty";
+    if (out.token2 == out.common.token) return "--token2 must be another principal's token";
+  }
+  if (flags.has("path")) {
+    out.path = flags.get("path");
+    if (out.path.empty() || out.path.front() != '/') return "--path must start with '/'";
+  }
+  if (flags.has("body-file")) {
+    if (auto error = read_body_file(flags.get("body-file"), out.body_template); !error.empty()) {
+      return error;
+    }
+  }
+  if (flags.has("id-pointer")) {
+    out.id_pointer = flags.get("id-pointer");
+    if (auto error = check_json_pointer("--id-pointer", out.id_pointer); !error.empty()) {
+      return error;
+    }
+  }
+  if (flags.has("race")) {
+    auto n = parse_count(flags.get("race"), 1000);
+    if (!n || *n < 2) return "bad --race '" + flags.get("race") + "' (2 to 1000)";
+    out.race = *n;
+  }
+  const std::string format = flags.has("format") ? flags.get("format") : "table";
+  if (format != "table" && format != "json") {
+    return "bad --format '" + format + "' (table or json)";
+  }
+  if (flags.has("json") && format == "table" && flags.has("format")) {
+    return "--json and --format table contradict";
+  }
+  out.json = format == "json" || flags.has("json");
+  return {};
+}
+
+command parse_conform(const std::vector<std::string>& args) {
+  flag_spec spec =
+      with_common({"token2", "path", "body-file", "id-pointer", "race", "format"}, {"json"}, {});
+  spec.valued.erase("deadline");  // each request has its timeout; a check has no intent
+  flag_values flags;
+  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
+  conform_args out;
+  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
+  if (auto error = read_conform(flags, out); !error.empty()) return usage_error{error};
+  return out;
+}
+
 }  // namespace
 
 command parse_command_line(const std::vector<std::string>& args) {
@@ -303,6 +368,7 @@ command parse_command_line(const std::vector<std::string>& args) {
   if (name == "load") return parse_load(args);
   if (name == "resume") return parse_resume(args);
   if (name == "journal") return parse_journal(args);
+  if (name == "conform") return parse_conform(args);
   return usage_error{"unknown command '" + name + "'"};
 }
 
@@ -332,7 +398,25 @@ const char* usage_text() noexcept {
       {intents, succeeded, rejected, not_sent, unresolved} over the journal, or one intent's
       record and attempt timeline.
 
-common options (submit, load, resume):
+  idem-cli conform --url URL --token T [--token2 T2] [--profile P] [--path /v1/orders]
+                   [--body-file FILE] [--id-pointer /id] [--race 50] [--json | --format json]
+                   [--attempt-timeout 10s] [--header ...] [--cacert ...] [--lookup ...]
+      Checks a backend against what idem's guarantees rely on, with real requests (never the
+      mock server's admin API): a POST without a key, the same key with the same body and with
+      another body, --race requests with one key at once, "in progress" while the first runs,
+      the same key from another principal (--token2; skipped without it), a 4xx under a key
+      sent again, and the key forms idem mints. Prints a table (check, sent, came back,
+      verdict, why it matters, the idem setting it implies) or the same as JSON.
+      --body-file: a JSON body with {{unique}} wherever each check puts a value of its own
+      (default: the mock server's create-order body, {{unique}} as merchant_order_id).
+      --id-pointer: where a 2xx body names the resource it created (else Location).
+      The lookup (default for /v1/orders: by merchant_order_id; or --lookup-url ...) also
+      counts executions. --attempt-timeout bounds each request (default 10s).
+      Exit status: 0 nothing found that breaks exactly-once (warnings and skipped checks
+      allowed); 1 some check failed; 3 none failed but some could not be completed (no
+      answer); 2 usage error; 4 could not start.
+
+common options (submit, load, resume; conform takes all but --deadline):
   --deadline 30s            the whole budget of each intent, lookup included
   --attempt-timeout 10s     one attempt at most this long (never longer than the deadline)
   --profile ietf|stripe|generic

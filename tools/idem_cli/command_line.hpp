@@ -78,6 +78,21 @@ struct journal_args {
   std::string show{};  ///< a key: print its timeline instead of the counts
 };
 
+/// `idem-cli conform`: checks a backend against what idem's guarantees rely on
+/// (docs/BACKEND_READINESS.md). Of the common options it takes --url, --token, --profile,
+/// --header, --cacert, the lookup flags and --attempt-timeout (per request); not --deadline.
+struct conform_args {
+  common_args common;
+  std::string token2{};  ///< a second principal's token; empty: that check is skipped
+  std::string path = "/v1/orders";
+  /// --body-file's text, with `{{unique}}` where each request set puts its own value; empty:
+  /// the mock server's create-order body.
+  std::string body_template{};
+  std::string id_pointer = "/id";  ///< --id-pointer: the resource id in a 2xx body
+  std::size_t race = 50;           ///< --race: requests in the racing burst (2 to 1000)
+  bool json = false;               ///< --json or --format json: the report as JSON
+};
+
 /// `idem-cli --help` or `idem-cli help`.
 struct help_request {};
 
@@ -87,8 +102,8 @@ struct usage_error {
   std::string message;
 };
 
-using command =
-    std::variant<submit_args, load_args, resume_args, journal_args, help_request, usage_error>;
+using command = std::variant<submit_args, load_args, resume_args, journal_args, conform_args,
+                             help_request, usage_error>;
 
 /// Parses `args` (argv without the program name). Flags take `--name value` or `--name=value`;
 /// only --header and --lookup-match may be repeated. Unknown, repeated or missing flags, bad

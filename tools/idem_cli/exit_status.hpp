@@ -16,6 +16,14 @@ inline constexpr int exit_some_open = 3;      ///< some unresolved or not sent
 /// intent was created and there is nothing to resume.
 inline constexpr int exit_setup_failed = 4;
 
+// `idem-cli conform` (docs/BACKEND_READINESS.md) judges a backend, not intents; 2 and 4 mean
+// what they mean for every command. Skipped checks and warnings never change its status.
+inline constexpr int exit_conform_clean = 0;   ///< nothing found that breaks exactly-once
+inline constexpr int exit_conform_broken = 1;  ///< some check failed: the backend breaks it
+/// No check failed, but some could not be completed (no answer, or an answer that made the
+/// check meaningless): the backend is not shown to be safe.
+inline constexpr int exit_conform_inconclusive = 3;
+
 /// How many intents ended which way.
 struct outcome_counts {
   std::uint64_t succeeded = 0;

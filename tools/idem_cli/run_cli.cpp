@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "idem_cli/command_line.hpp"
+#include "idem_cli/conform_command.hpp"
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/journal_command.hpp"
 #include "idem_cli/load_command.hpp"
@@ -57,6 +58,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             }
             report(s, c.common.url, c.journal, out, err);
             return exit_status_for(s.counts, s.intents);
+          } else if constexpr (std::is_same_v<T, conform_args>) {
+            return run_conform(c, out, err);
           } else {
             static_assert(std::is_same_v<T, journal_args>);
             return run_journal(c, out, err);

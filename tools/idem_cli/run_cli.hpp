@@ -17,6 +17,9 @@ namespace idem::cli {
 /// - load and resume: one JSON summary line on `out` (a progress bar on `err` if
 ///   `show_progress`), the status of all their outcomes; on `err` a line per outcome and
 ///   reason for those that did not succeed, with counts;
+/// - conform: the report on `out` (a table, or one JSON line), the status of conform_command.hpp
+///   (0 nothing breaks exactly-once, 1 some check failed, 3 some could not be completed); the
+///   failed and unfinished checks named on `err`;
 /// - after Ctrl-C (submit, load, resume): the keys of the unresolved intents on `err`, one per
 ///   line, and how to finish them;
 /// - setup failure (an exception, e.g. curl or OpenSSL unavailable): "idem-cli: <what>" on
