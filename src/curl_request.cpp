@@ -130,7 +130,13 @@ void curl_request::set_headers() {
   }
   if (curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_.get()) != CURLE_OK) {
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
+    return;
   }
+  // curl copied the URL and the method, and the header lines live in headers_: of the request
+  // only the body is still read (in place, POSTFIELDS), so the rest is not kept for the whole
+  // time the request is in flight.
+  req_.headers = {};
+  req_.url = {};
 }
 
 bool curl_request::admit(std::size_t n) noexcept {

@@ -53,7 +53,8 @@ class curl_request {
   bool admit(std::size_t n) noexcept;
   [[nodiscard]] bool reused_connection() const;
 
-  http_request req_;  // the body must outlive the transfer: curl reads it in place
+  http_request req_;  // the body must outlive the transfer: curl reads it in place (its headers
+                      // and URL are freed once curl has them)
   std::size_t max_response_bytes_;
   curl_handle_pool& pool_;
   CURL* easy_ = nullptr;
