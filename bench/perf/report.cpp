@@ -181,6 +181,7 @@ void write_report(std::ostream& out, const report_input& in) {
   for (const auto& [name, value] : in.machine)
     out << "| " << name << " | " << value << " |\n";
   if (in.before) out << "| before columns | " << in.before_label << " |\n";
+  out << report_changes();
   out << report_reproduce();
 }
 
