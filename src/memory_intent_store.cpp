@@ -32,9 +32,13 @@ void memory_intent_store::apply_locked(const intent_event& e) {
   entry& en = it->second;
   const bool was_open = en.record.is_open();
   apply(en.record, e);
+  if (en.timeline.empty()) en.timeline.reserve(4);  // created, started, finished, outcome
   en.timeline.push_back(timeline_of(e));
-  while (en.timeline.size() > options_.max_timeline)
-    en.timeline.pop_front();
+  if (en.timeline.size() > options_.max_timeline) {
+    en.timeline.erase(en.timeline.begin(),
+                      en.timeline.begin() +
+                          static_cast<std::ptrdiff_t>(en.timeline.size() - options_.max_timeline));
+  }
   if (was_open && !en.record.is_open()) {
     open_.erase(en.seq);
     const wall_time at = en.record.finished_at.value_or(wall_time{});

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "idem/intent_store.hpp"
 
@@ -49,7 +50,8 @@ class memory_intent_store final : public intent_store {
   struct entry {
     std::uint64_t seq;
     intent_record record;
-    std::deque<timeline_entry> timeline;
+    // A vector: an intent has a handful of lines (a deque took 576 bytes for its first one).
+    std::vector<timeline_entry> timeline;
   };
   void apply_locked(const intent_event& e);
   void forget_expired_locked(wall_time now);
