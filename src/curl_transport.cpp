@@ -45,6 +45,17 @@ transport_result not_sent(std::error_code ec) {
   return result;
 }
 
+// When a transfer accepted now with `timeout` runs out; time_point::max() (never) when the sum
+// would overflow the clock (a timeout of milliseconds::max() means "no timeout").
+std::chrono::steady_clock::time_point due_after(std::chrono::milliseconds timeout) {
+  using clock = std::chrono::steady_clock;
+  const auto now = clock::now();
+  const auto room =
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock::time_point::max() - now);
+  if (timeout >= room) return clock::time_point::max();
+  return now + timeout;
+}
+
 }  // namespace
 
 /// The multi handle and everything that must outlive the public object until the last Asio wait
@@ -160,7 +171,7 @@ void curl_transport::impl::start(http_request req,
     return;
   }
   const std::uint64_t id = next_id_++;
-  const auto due = std::chrono::steady_clock::now() + req.timeout;
+  const auto due = due_after(req.timeout);
   // Built in place: the request's callbacks point at it from the start.
   std::unique_ptr<transfer> t(new transfer{
       id, detail::curl_request(std::move(req), options_, handles_), std::move(handler), {}});

@@ -430,6 +430,15 @@ TEST_F(curl_transport_test, AFinishedTransferLeavesNoTimerBehind) {
   EXPECT_TRUE(io_.stopped()) << "a wait for a finished transfer's timeout is still pending";
 }
 
+TEST_F(curl_transport_test, ATimeoutTooLongForTheClockIsNoTimeoutAtAll) {
+  testing::running_server server;
+  curl_transport t(io_.get_executor());
+  // now() + this overflows steady_clock: the transfer must not be due at once (or ever).
+  auto r = send(t, get_request(url(server.port(), "/healthz"), std::chrono::milliseconds::max()));
+  ASSERT_FALSE(r.ec) << r.ec.message();
+  EXPECT_EQ(r.response.status, 200);
+}
+
 TEST_F(curl_transport_test, NoTimeLeftIsNotSent) {
   curl_transport t(io_.get_executor());
   auto r = send(t, get_request(url(testing::unused_port()), 0ms));
