@@ -5,11 +5,14 @@
 #   thread                        ThreadSanitizer (run the tests labelled `threads`, docs/CI.md)
 # Sanitizer builds keep line tables only (-g1): readable stacks at little build cost. ASan+UBSan
 # compiles at -O0 (a third faster to build than -O1, and nothing optimised away from the checks;
-# the tests it runs wait on sockets and processes, not on the CPU); TSan at -O1, without which
-# its tests run several times slower. IDEM_SANITIZER_FLAGS is what a consumer built against this tree must add
-# (tests/package).
+# the tests it runs wait on sockets and processes, not on the CPU), also with IDEM_FUZZ (CI's
+# fuzz runs are short; give -DIDEM_SANITIZE_OPTIMIZATION=-O1 for a long one: a fuzzer's speed is
+# its executions per second); TSan at -O1, without which its tests run several times slower.
+# IDEM_SANITIZER_FLAGS is what a consumer built against this tree must add (tests/package).
 set(IDEM_SANITIZE OFF CACHE STRING "Sanitizers: OFF, ON (= address: ASan+UBSan) or thread (TSan)")
 set_property(CACHE IDEM_SANITIZE PROPERTY STRINGS OFF ON address thread)
+set(IDEM_SANITIZE_OPTIMIZATION "" CACHE STRING
+  "Optimization of a RelWithDebInfo sanitizer build; empty: -O0 for ASan+UBSan, -O1 for TSan")
 
 set(IDEM_SANITIZER_FLAGS "")
 string(TOLOWER "${IDEM_SANITIZE}" idem_sanitize)
@@ -19,9 +22,6 @@ if(idem_sanitize STREQUAL "thread")
 elseif(idem_sanitize STREQUAL "address" OR IDEM_SANITIZE)
   set(IDEM_SANITIZER_FLAGS -fsanitize=address,undefined)
   set(idem_sanitizer_optimization -O0)
-  if(IDEM_FUZZ)
-    set(idem_sanitizer_optimization -O1)  # a fuzzer's speed is its executions per second
-  endif()
   target_compile_options(idem_build_flags INTERFACE -fno-sanitize-recover=undefined)
 endif()
 # GCC documents that sanitizer instrumentation makes its flow-based warnings report false
@@ -31,6 +31,9 @@ if(IDEM_SANITIZER_FLAGS AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   target_compile_options(idem_build_flags INTERFACE -Wno-maybe-uninitialized -Wno-array-bounds)
 endif()
 
+if(IDEM_SANITIZE_OPTIMIZATION)
+  set(idem_sanitizer_optimization ${IDEM_SANITIZE_OPTIMIZATION})
+endif()
 if(IDEM_SANITIZER_FLAGS)
   target_compile_options(idem_build_flags INTERFACE ${IDEM_SANITIZER_FLAGS}
     -fno-omit-frame-pointer "$<$<CONFIG:RelWithDebInfo>:${idem_sanitizer_optimization};-g1>")

@@ -23,7 +23,7 @@ class blocking_client {
   template <class MakeTransport, class MakeScheduler>
   blocking_client(client_options options, MakeTransport make_transport,
                   MakeScheduler make_scheduler)
-      : work_(io_.get_executor()) {
+      : io_(), work_(io_.get_executor()) {
     auto ex = io_.get_executor();
     client_ =
         std::make_unique<client>(ex, std::move(options), make_transport(ex), make_scheduler(ex));

@@ -95,7 +95,7 @@ TEST(CliBackend, SubmitToARefusedPortSaysWhyOnStderrAndInTheJson) {
   EXPECT_EQ(r.status, exit_some_open);
   const std::string why = "connection refused (" + url + "/v1/orders)";
   EXPECT_EQ(r.json()["outcome"], "not_sent");
-  EXPECT_EQ(r.json()["error"], why);
+  EXPECT_EQ(r.json()["error"].get<std::string>(), why);
   EXPECT_EQ(r.err, "idem-cli: not_sent: " + why + "\n");
 }
 
@@ -107,7 +107,7 @@ TEST(CliBackend, ARejectionSaysTheStatusAndTheStartOfTheBody) {
   EXPECT_EQ(r.status, exit_some_rejected);
   const std::string why =
       R"(HTTP 400 Bad Request: {"type":"https://shop.example/bad-sku","title":"Unknown SKU"})";
-  EXPECT_EQ(r.json()["error"], why);
+  EXPECT_EQ(r.json()["error"].get<std::string>(), why);
   EXPECT_EQ(r.err, "idem-cli: rejected: " + why + "\n");
 }
 
@@ -159,7 +159,7 @@ TEST(CliBackend, HeadersArriveWithTheCredentialsAndTheKey) {
   EXPECT_EQ(header_of(posts[0], "X-Api-Version"), "2") << posts[0];
   EXPECT_EQ(header_of(posts[0], "X-Trace"), "t-1") << posts[0];
   EXPECT_EQ(header_of(posts[0], "Authorization"), "Bearer t") << posts[0];
-  EXPECT_EQ(header_of(posts[0], "Idempotency-Key"), r.json()["key"]) << posts[0];
+  EXPECT_EQ(header_of(posts[0], "Idempotency-Key"), r.json()["key"].get<std::string>()) << posts[0];
 }
 
 TEST(CliBackend, LoadPostsItsOrdersToItsPathWithTheHeaders) {

@@ -223,7 +223,7 @@ TEST(LoadPlan, CreatesGoToThePathWithTheChosenLookupAndPaymentsFollowThem) {
     EXPECT_EQ(i.op().method, "POST");
     EXPECT_EQ(i.op().path, "/api/v2/orders");
     EXPECT_FALSE(i.lookup().enabled());
-    EXPECT_EQ(i.lookup().business_id, i.payload()["merchant_order_id"]);
+    EXPECT_EQ(i.lookup().business_id, i.payload()["merchant_order_id"].get<std::string>());
   }
   EXPECT_NE(plan.ready[0].key(), plan.ready[1].key());
   ASSERT_EQ(plan.after.size(), 2u);
