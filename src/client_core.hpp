@@ -3,14 +3,33 @@
 // a client destroyed mid-flight leaves them a valid core to finish against.
 
 #include <atomic>
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/strand.hpp>
+#include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "idem/client.hpp"
 #include "single_flight.hpp"
 
 namespace idem {
+namespace detail {
+
+// A flush (or shutdown) waiting for the flights to end (client_flush.cpp). On the strand.
+struct pending_flush {
+  // (Boost 1.81's any_completion_handler cannot be move-assigned: it recurses. Constructed.)
+  explicit pending_flush(boost::asio::any_completion_handler<void(flush_report)> h)
+      : handler(std::move(h)) {}
+  boost::asio::any_completion_handler<void(flush_report)> handler;
+  std::uint64_t ended_at_start = 0;      // core::flights_ended when it began
+  std::size_t stopped = 0;               // flights it stopped
+  boost::asio::cancellation_signal due;  // cancels its wait for `within`
+  bool done = false;
+};
+
+}  // namespace detail
 
 struct client::core {
   core(boost::asio::any_io_executor executor, client_options options, std::shared_ptr<transport> t,
@@ -29,6 +48,26 @@ struct client::core {
   std::string base_url;                 // without a trailing '/'
   detail::single_flight flights;
   bool shutting_down = false;  // the client was destroyed: new flights stop at once (strand)
+
+  // The app's lifecycle signals (client_lifecycle.cpp, client_flush.cpp); on the strand, but
+  // `reported_network`, which client::network() reads from any thread.
+  std::atomic<network_status> reported_network{network_status::online};
+  bool offline = false;
+  scheduler::clock::time_point offline_since{};
+  scheduler::clock::duration offline_before{0};  // the offline periods that ended
+  // Flights waiting for the network (submit_parking.cpp).
+  std::vector<std::shared_ptr<detail::submit_operation>> parked;
+  std::vector<std::shared_ptr<detail::pending_flush>> flushes;
+  std::uint64_t flights_ended = 0;
+
+  // Time spent offline since the client was made, up to `now`.
+  [[nodiscard]] scheduler::clock::duration offline_total(scheduler::clock::time_point now) const;
+  // A random moment within lifecycle.resume_spread (core::rng).
+  [[nodiscard]] std::chrono::milliseconds resume_delay();
+  // A flight finished (it left `flights`): complete_flushes().
+  void flight_ended();
+  // With no flight left, each pending flush completes once the store is durable.
+  void complete_flushes();
 
   struct atomic_counters {
     std::atomic<std::uint64_t> attempts{0}, retries{0}, lookups{0}, succeeded{0}, rejected{0},

@@ -18,7 +18,8 @@ void submit_operation::settle() {
 
 void submit_operation::send_lookup() {
   if (stopping()) return finish_stopped();
-  const auto now = core_->sched->now();
+  if (park_if_offline(&submit_operation::send_lookup)) return;
+  const auto now = deadline_now();
   if (!deadline_->can_start_lookup(now)) return finish_stopped();
   auto url = expand_lookup_url(intent_.lookup(), intent_.payload());
   if (!url) {
@@ -80,7 +81,7 @@ void submit_operation::on_lookup_done(transport_result r) {
   }
   if (stopping()) return finish_stopped();
   // A GET changes nothing: asking again is always safe, within the time left.
-  const auto now = core_->sched->now();
+  const auto now = deadline_now();
   const milliseconds room = deadline_->lookup_sleep_room(now);
   milliseconds delay = lookup_backoff_.next_delay(core_->rng);
   if (r.failure == transport_failure::none) {

@@ -22,6 +22,7 @@ submit_operation::submit_operation(std::shared_ptr<client::core> core, intent wh
 
 void submit_operation::start(std::optional<intent_record> earlier) {
   start_ = core_->sched->now();
+  offline_at_start_ = core_->offline_total(start_);
   deadline_.emplace(start_, options_.deadline.value_or(core_->opts.deadline));
   if (!earlier) {
     // Written down before anything is sent: a process killed from here on resumes this key.
@@ -99,6 +100,13 @@ void submit_operation::cancel(asio::cancellation_type type) {
     if (!all_not_sent_) return;  // something may have reached the server: too late
     total_requested_ = true;
   } else {
+    return;
+  }
+  if (parked_) {
+    // Nothing outstanding to complete: waiting for the network (a timer at most, which unpark
+    // leaves to complete as stale).
+    unpark();
+    asio::post(core_->strand, [self = shared_from_this()] { self->finish_stopped(); });
     return;
   }
   // Timers end at once for any type; a transfer honours partial and total only while it has
@@ -190,13 +198,13 @@ void submit_operation::send(http_request req, void (submit_operation::*on_done)(
 
 void submit_operation::next_attempt() {
   if (stopping()) return finish_stopped();
-  const auto now = core_->sched->now();
-  if (!deadline_->can_start_attempt(now)) return settle();
+  if (park_if_offline(&submit_operation::next_attempt)) return;
+  if (!deadline_->can_start_attempt(deadline_now())) return settle();
   send_write();
 }
 
 void submit_operation::send_write() {
-  const auto now = core_->sched->now();
+  const auto now = deadline_now();
   const milliseconds timeout = deadline_->attempt_timeout(now);
   auto req = make_request(intent_.op().method, absolute(intent_.op().path), timeout);
   req.headers.emplace_back(core_->opts.key_header, intent_.key().str());
@@ -298,7 +306,11 @@ void submit_operation::on_write_done(transport_result r) {
   if (a.cls != attempt_class::not_sent) all_not_sent_ = false;
   const bool before = may_have_executed_;
   if (may_have_executed(a.cls)) may_have_executed_ = true;
-  if (a.cls == attempt_class::not_sent || a.cls == attempt_class::unknown) ++failed_;
+  // Dropped by the app's on_foreground, not by the network or the server: sent again at
+  // once, failing nothing.
+  const bool dropped = r.ec == transport_errc::connections_reset;
+  if ((a.cls == attempt_class::not_sent || a.cls == attempt_class::unknown) && !dropped) ++failed_;
+  if (dropped && !polling_ && !stopping()) return redrive();
   // A request that cannot be sent as given (malformed URL, unsupported scheme) never will be,
   // and a refused certificate is refused again: no retry can heal either.
   if (a.cls == attempt_class::not_sent &&
@@ -368,7 +380,7 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
 void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
   if (stopping()) return finish_stopped();
   if (failed_attempts_exhausted()) return settle();
-  const auto now = core_->sched->now();
+  const auto now = deadline_now();
   // A server that asks for more than the time left will not take our write in time: stop
   // writing now and keep the time for the lookup.
   if (retry_after && !deadline_->sleep_fits(*retry_after, now)) return settle();
@@ -391,7 +403,7 @@ void submit_operation::acquire_token() {
   if (core_->budget.try_spend(now)) return next_attempt();
   // An empty budget means "not now", not "never": wait for the trickle within the deadline.
   const milliseconds until = std::max(core_->budget.time_until_token(now), milliseconds{1});
-  if (!deadline_->sleep_fits(until, now)) return settle();
+  if (!deadline_->sleep_fits(until, deadline_now())) return settle();
   if (core_->opts.observer) core_->opts.observer->on_backoff(intent_.key().str(), until);
   core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = until});
   wait(until, [this] { acquire_token(); });
@@ -443,6 +455,7 @@ void submit_operation::finish(outcome_fields f, bool record) {
       break;
   }
   if (o.recovered_by_lookup()) c.recovered_by_lookup.fetch_add(1, std::memory_order_relaxed);
+  if (parked_) unpark();
   core_->flights.erase(intent_.key().str(), this);
   auto waiters = std::move(waiters_);
   waiters_.clear();
@@ -451,6 +464,7 @@ void submit_operation::finish(outcome_fields f, bool record) {
   // Submissions that arrived while this flight was being cancelled start now, against the
   // store's record of everything this flight did.
   if (!successors_.empty()) admit(core_, intent_, std::move(successors_));
+  core_->flight_ended();
 }
 
 }  // namespace idem::detail

@@ -2,9 +2,10 @@
 // Internal: one submission of one intent (a "flight"): the retry loop, the 202 polling and the
 // lookup by business ID, as a small state machine on the client's strand. Callers that submit
 // the same intent while it is in flight join it as extra waiters.
-// The class is defined across four files, one per phase: submit_operation.cpp (writes and their
-// retries), submit_polling.cpp (after a 202), submit_lookup.cpp (lookup by business ID) and
-// submit_waiters.cpp (callers: completion, cancellation, joining).
+// The class is defined across five files, one per phase: submit_operation.cpp (writes and their
+// retries), submit_polling.cpp (after a 202), submit_lookup.cpp (lookup by business ID),
+// submit_waiters.cpp (callers: completion, cancellation, joining) and submit_parking.cpp
+// (waiting for the network, and the deadline's clock while offline).
 
 #include <boost/asio/any_completion_executor.hpp>
 #include <boost/asio/any_completion_handler.hpp>
@@ -65,6 +66,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // record what it did), then starts a flight of its own.
   [[nodiscard]] bool stopping() const noexcept;
   void follow(pending_caller c);
+  // The network is back: go on after `delay` (core::resume_delay). A no-op unless parked.
+  void resume(std::chrono::milliseconds delay);
 
  private:
   struct waiter {
@@ -126,6 +129,15 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   [[nodiscard]] std::chrono::milliseconds elapsed() const;
   // An answer's meaning per the client's server profile.
   [[nodiscard]] answer classify_answer(http_response r) const;
+  // Offline: parks the flight until the network is back (or, unless the policy pauses it, until
+  // its deadline passes: then it ends as stopped), and returns true; `next` runs on resume.
+  [[nodiscard]] bool park_if_offline(void (submit_operation::*next)());
+  void unpark();
+  // A write dropped in flight by client::on_foreground: sent again, same key, after a spread.
+  void redrive();
+  // The deadline's clock: the scheduler's, less the time spent offline since the flight began
+  // when lifecycle.pause_deadline_while_offline (else the scheduler's own).
+  [[nodiscard]] std::chrono::steady_clock::time_point deadline_now() const;
 
   std::shared_ptr<client::core> core_;
   intent intent_;
@@ -158,6 +170,11 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   std::chrono::steady_clock::time_point next_resend_;
   std::error_code last_transport_error_;
   answer last_answer_;  // the last HTTP answer to a write, for an unresolved outcome's status
+
+  bool parked_ = false;  // waiting for the network (in core::parked)
+  std::uint64_t park_generation_ = 0;
+  void (submit_operation::*parked_next_)() = nullptr;
+  std::chrono::steady_clock::duration offline_at_start_{0};  // core::offline_total at start_
 };
 
 }  // namespace idem::detail

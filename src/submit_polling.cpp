@@ -25,7 +25,7 @@ void submit_operation::begin_polling(const std::string& location) {
 
 void submit_operation::schedule_poll() {
   if (stopping()) return finish_stopped();
-  const auto now = core_->sched->now();
+  const auto now = deadline_now();
   if (!deadline_->can_start_attempt(now)) return settle();
   // Polls back to back (no room left to space them) would only hammer the server.
   const milliseconds room = deadline_->sleep_room(now);
@@ -35,8 +35,9 @@ void submit_operation::schedule_poll() {
 }
 
 void submit_operation::poll_once() {
+  if (park_if_offline(&submit_operation::poll_once)) return;
+  if (!deadline_->can_start_attempt(deadline_now())) return settle();
   const auto now = core_->sched->now();
-  if (!deadline_->can_start_attempt(now)) return settle();
   // Re-sending the POST with the same key lets the server take over a crashed executor's
   // expired lease; a busy original just answers 202 or 409 again. A re-send is a retry like any
   // other: it needs a token from the retry budget, else this round polls (or waits) instead.
@@ -46,7 +47,7 @@ void submit_operation::poll_once() {
     return next_attempt();
   }
   if (poll_url_.empty()) return schedule_poll();
-  auto req = make_request("GET", poll_url_, deadline_->attempt_timeout(now));
+  auto req = make_request("GET", poll_url_, deadline_->attempt_timeout(deadline_now()));
   send(std::move(req), &submit_operation::on_poll_done);
 }
 

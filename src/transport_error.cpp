@@ -37,6 +37,8 @@ class transport_category_impl final : public std::error_category {
         return "the request cannot be sent (malformed URL or unsupported scheme)";
       case transport_errc::certificate_rejected:
         return "a certificate was not accepted (the server's, or the client's own)";
+      case transport_errc::connections_reset:
+        return "the connections were dropped while the request was in flight";
       case transport_errc::curl_error_base:
         break;
     }

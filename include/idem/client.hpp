@@ -21,6 +21,7 @@
 #include "idem/deadline.hpp"
 #include "idem/intent.hpp"
 #include "idem/intent_store.hpp"
+#include "idem/lifecycle.hpp"
 #include "idem/memory_intent_store.hpp"
 #include "idem/observer.hpp"
 #include "idem/outcome.hpp"
@@ -116,6 +117,8 @@ struct client_options {
   std::shared_ptr<idem::intent_store> store{};
   std::shared_ptr<idem::observer> observer{};  ///< default: none
   std::optional<std::uint64_t> rng_seed{};     ///< jitter seed, for repeatable tests
+  /// Offline periods and returns to the foreground (idem/lifecycle.hpp, docs/MOBILE.md).
+  lifecycle_policy lifecycle{};
 };
 
 /// Submits intents. Thread-safety: every member may be called from any thread; the retry loops
@@ -195,6 +198,51 @@ class client {
         token, p);
   }
 
+  /// The network as the platform reports it; call it from any thread whenever it changes.
+  /// While offline no attempt, poll or lookup starts: a submission whose next step needs the
+  /// network waits for it (its deadline runs on unless `lifecycle.pause_deadline_while_offline`;
+  /// one that runs out ends `not_sent` or `unresolved`, open in the store). New submissions are
+  /// written to the store and wait too. Online again: every waiting submission goes on, under
+  /// its key, at a random moment within `lifecycle.resume_spread`. Transfers already in flight
+  /// are left alone (their answer may still arrive).
+  void set_network(network_status s);
+  /// What set_network last said (online until it is called).
+  [[nodiscard]] network_status network() const noexcept;
+
+  /// The app is back from the background, where its sockets may have died without a word:
+  /// every pooled connection is dropped (transport::reset_connections) and every write in
+  /// flight is sent again at once, under the same key (the server replays it if the first one
+  /// arrived), within `lifecycle.resume_spread`. Polls and lookups in flight are asked again as
+  /// after any failed read. Call it from any thread.
+  void on_foreground();
+
+  /// Before the app is suspended: lets what is in flight finish for up to `within`, then stops
+  /// the rest (each completes `not_sent` or `unresolved` and stays open in the store, with its
+  /// key, to be resumed), and completes with `void(flush_report)` once the store has made every
+  /// event durable. Submissions waiting for the network are stopped at once. The client stays
+  /// usable; submissions made during the flush are part of it.
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
+  auto async_flush(std::chrono::milliseconds within, CompletionToken&& token = CompletionToken{}) {
+    return boost::asio::async_initiate<CompletionToken, void(flush_report)>(
+        [this](auto handler, std::chrono::milliseconds w) {
+          flush_impl(w, /*shutdown=*/false,
+                     boost::asio::any_completion_handler<void(flush_report)>(std::move(handler)));
+        },
+        token, within);
+  }
+  /// A clean, fast shutdown: stops every submission at once (each completes `not_sent` or
+  /// `unresolved`), refuses new ones (`not_sent`), and completes with `void(flush_report)` once
+  /// the store has made every event durable. Destroy the client afterwards.
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
+  auto async_shutdown(CompletionToken&& token = CompletionToken{}) {
+    return boost::asio::async_initiate<CompletionToken, void(flush_report)>(
+        [this](auto handler) {
+          flush_impl(std::chrono::milliseconds{0}, /*shutdown=*/true,
+                     boost::asio::any_completion_handler<void(flush_report)>(std::move(handler)));
+        },
+        token);
+  }
+
   [[nodiscard]] client_counters counters() const;
   [[nodiscard]] boost::asio::any_io_executor get_executor() const;
   [[nodiscard]] const std::shared_ptr<intent_store>& store() const;
@@ -210,6 +258,8 @@ class client {
                    boost::asio::any_completion_handler<signature> handler);
   void plan_impl(const intent& i, std::optional<std::string> depends_on,
                  boost::asio::any_completion_handler<void(std::error_code)> handler);
+  void flush_impl(std::chrono::milliseconds within, bool shutdown,
+                  boost::asio::any_completion_handler<void(flush_report)> handler);
   std::shared_ptr<core> core_;
 };
 

@@ -219,6 +219,11 @@ class intent_store {
   /// would otherwise wait for `async_write`'s handler (one queue hop per attempt). The default,
   /// false, is right for any store that writes to a disk or a network.
   [[nodiscard]] virtual bool durable_on_write() const noexcept { return false; }
+  /// Completes `handler` through `ex` (as async_write does) once every event written so far,
+  /// with `write` or `async_write`, is durable, or with the error that prevented it (e.g.
+  /// before the app is suspended: client::async_flush). The default completes at once without
+  /// error: right for a store that is durable_on_write(); any other must override it.
+  virtual void async_flush(boost::asio::any_io_executor ex, write_handler handler);
   /// The record of `key`, if the store has it (final intents past retention are forgotten).
   [[nodiscard]] virtual std::optional<intent_record> find(const idempotency_key& key) const = 0;
   /// Every open intent (never submitted, not sent, unresolved), oldest first.

@@ -90,7 +90,7 @@ class sqlite_journal final : public intent_store {
   /// Purges final intents that became final before `cutoff`; returns how many.
   std::size_t purge_final_before(wall_time cutoff);
   /// Completes once everything written so far is committed (or failed).
-  void async_flush(boost::asio::any_io_executor ex, write_handler handler);
+  void async_flush(boost::asio::any_io_executor ex, write_handler handler) override;
   /// Commits processed so far (for measuring group commit).
   [[nodiscard]] std::uint64_t commits() const;
 

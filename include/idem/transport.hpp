@@ -67,6 +67,14 @@ class transport {
         token, std::move(req));
   }
 
+  /// Drops every pooled connection and ends every transfer in flight with
+  /// `transport_errc::connections_reset` (`failure = not_sent` if it provably never left, else
+  /// `unknown`), completed as any other result. For an app back from the background, whose
+  /// sockets may have died while it was suspended: the client then sends again, under the same
+  /// key, on new connections (client::on_foreground). Later requests open new connections.
+  /// The default does nothing (a transport without a pool of its own).
+  virtual void reset_connections() {}
+
  protected:
   virtual void send_impl(http_request req,
                          boost::asio::any_completion_handler<signature> handler) = 0;

@@ -32,6 +32,9 @@ enum class transport_errc {
                          ///< (certificate or key unusable), or the trust anchors (CA file or
                          ///< directory) cannot be used. A retry would meet the same verdict, so a
                          ///< submission ends `not_sent` at once
+  connections_reset,     ///< the app dropped every connection (transport::reset_connections,
+                         ///< e.g. back from the background) while this transfer was in flight;
+                         ///< the client sends it again under the same key
   curl_error_base = 1000,
 };
 

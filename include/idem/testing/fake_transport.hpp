@@ -6,6 +6,8 @@
 #include <boost/asio/append.hpp>
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/post.hpp>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,6 +16,7 @@
 
 #include "idem/testing/fake_scheduler.hpp"
 #include "idem/transport.hpp"
+#include "idem/transport_error.hpp"
 
 namespace idem::testing {
 
@@ -100,11 +103,29 @@ class fake_transport final : public transport {
     auto handlers = std::move(hanging_);
     hanging_.clear();
     for (auto& [id, h] : handlers) {
-      auto slot = boost::asio::get_associated_cancellation_slot(h);
+      auto slot = boost::asio::get_associated_cancellation_slot(h.handler);
       if (slot.is_connected()) slot.clear();
-      boost::asio::post(ex_, boost::asio::append(std::move(h), r.result));
+      boost::asio::post(ex_, boost::asio::append(std::move(h.handler), r.result));
     }
   }
+  /// Ends every hanging transfer with `transport_errc::connections_reset`, posted: `not_sent`
+  /// for a `hang_connecting()` one, `unknown` for a `hang()` one. Counted by resets(), hanging
+  /// transfers or not.
+  void reset_connections() override {
+    ++resets_;
+    auto transfers = std::move(hanging_);
+    hanging_.clear();
+    for (auto& [id, h] : transfers) {
+      auto slot = boost::asio::get_associated_cancellation_slot(h.handler);
+      if (slot.is_connected()) slot.clear();
+      transport_result result;
+      result.ec = make_error_code(transport_errc::connections_reset);
+      result.failure = h.sent ? transport_failure::unknown : transport_failure::not_sent;
+      boost::asio::post(ex_, boost::asio::append(std::move(h.handler), std::move(result)));
+    }
+  }
+  /// Calls of reset_connections() so far.
+  [[nodiscard]] std::size_t resets() const { return resets_; }
 
  protected:
   void send_impl(http_request req,
@@ -122,7 +143,7 @@ class fake_transport final : public transport {
           const bool terminal = (type & boost::asio::cancellation_type::terminal) !=
                                 boost::asio::cancellation_type::none;
           if (sent && !terminal) return;
-          auto h = std::move(it->second);
+          auto h = std::move(it->second.handler);
           hanging_.erase(it);
           // A request that had left may still have been executed.
           transport_result result;
@@ -131,7 +152,7 @@ class fake_transport final : public transport {
           boost::asio::post(ex_, boost::asio::append(std::move(h), std::move(result)));
         });
       }
-      hanging_.emplace(id, std::move(handler));
+      hanging_.emplace(id, hanging_transfer{std::move(handler), r.sent});
       return;
     }
     if (clock_ && r.takes.count() > 0) {
@@ -150,12 +171,18 @@ class fake_transport final : public transport {
   }
 
  private:
+  struct hanging_transfer {
+    boost::asio::any_completion_handler<signature> handler;
+    bool sent;  // its request left (hang()), or it is still connecting (hang_connecting())
+  };
+
   boost::asio::any_io_executor ex_;
   std::shared_ptr<fake_scheduler> clock_;
   responder responder_;
   std::vector<http_request> requests_;
-  std::map<std::uint64_t, boost::asio::any_completion_handler<signature>> hanging_;
+  std::map<std::uint64_t, hanging_transfer> hanging_;
   std::uint64_t next_id_ = 0;
+  std::size_t resets_ = 0;
 };
 
 }  // namespace idem::testing

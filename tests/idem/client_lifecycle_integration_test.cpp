@@ -1,0 +1,101 @@
+// The app's lifecycle signals with the real client (curl_transport, asio_scheduler) against the
+// real mock server over real sockets: offline, nothing reaches the server; online, every order
+// is created once; a flush before a suspend leaves the rest open, and a resume creates it once.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "tests/idem/support/live_client.hpp"
+#include "tests/support/integration.hpp"
+
+namespace idem::test::live {
+namespace {
+
+using testing::api_client;
+using testing::eventually;
+using testing::running_server;
+using testing::stat;
+
+// Runs `io` on this thread until `done` holds; the bound only turns a hang into a failure.
+template <class Done>
+bool run_until(boost::asio::io_context& io, Done done) {
+  const auto give_up = std::chrono::steady_clock::now() + 60s;
+  io.restart();
+  while (!done() && std::chrono::steady_clock::now() < give_up)
+    io.run_one_until(give_up);
+  return done();
+}
+
+TEST(LiveLifecycle, OfflineNothingReachesTheServerAndOnlineEveryOrderIsCreatedOnce) {
+  running_server server;
+  api_client api{server.port(), tenant};
+  boost::asio::io_context io;
+  auto options = live_options(server.port());
+  options.lifecycle.pause_deadline_while_offline = true;
+  options.lifecycle.resume_spread = 100ms;
+  client c{io.get_executor(), options};
+  std::map<std::string, outcome> outcomes;
+
+  c.set_network(network_status::offline);
+  constexpr int count = 20;
+  for (int n = 0; n < count; ++n) {
+    c.async_submit(orders::create(order_of("m-lift-" + std::to_string(n))),
+                   [&outcomes](outcome o) { outcomes[o.key()] = std::move(o); });
+  }
+  io.poll();  // every submission reaches the point where it would send, and waits there
+  EXPECT_TRUE(outcomes.empty());
+  EXPECT_EQ(stat(api, "requests"), 0) << "a request left while offline";
+  EXPECT_EQ(c.store()->open_intents().size(), static_cast<std::size_t>(count));
+
+  c.set_network(network_status::online);
+  ASSERT_TRUE(run_until(io, [&] { return outcomes.size() == count; }));
+  for (const auto& [key, o] : outcomes)
+    EXPECT_EQ(o.kind(), outcome_kind::succeeded) << key << ": " << o.body();
+  const auto stats = api.stats();
+  EXPECT_EQ(stats["orders"], count) << stats.dump();
+  EXPECT_EQ(stats["max_keys_per_business_id"], 1) << stats.dump();
+  EXPECT_EQ(stats["requests"], count) << "each order should have taken one request";
+}
+
+TEST(LiveLifecycle, AFlushBeforeASuspendStopsWhatTheServerHoldsAndKeepsItOpen) {
+  running_server server;
+  api_client api{server.port(), tenant};
+  api.set_faults(only(on_create("delay", {{"delay_ms", 3000}, {"times", 1}})));
+  boost::asio::io_context io;
+  auto options = live_options(server.port());
+  options.deadline.attempt_timeout = 5s;
+  client c{io.get_executor(), options};
+  const auto slow = orders::create(order_of("m-slow"));
+  std::optional<outcome> got;
+  c.async_submit(slow, [&got](outcome o) { got = std::move(o); });
+  ASSERT_TRUE(eventually([&] {
+    io.restart();
+    io.poll();
+    return stat(api, "faults_injected") >= 1;
+  }));
+
+  std::optional<flush_report> report;
+  c.async_flush(50ms, [&report](flush_report r) { report = r; });
+  ASSERT_TRUE(run_until(io, [&] { return report.has_value(); }));
+
+  EXPECT_EQ(report->stopped, 1u);
+  EXPECT_FALSE(report->store_error);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kind(), outcome_kind::unresolved) << "it was at the server: never not_sent";
+  const auto record = c.store()->find(slow.key());
+  ASSERT_TRUE(record.has_value());
+  EXPECT_TRUE(record->is_open());
+  EXPECT_TRUE(record->maybe_sent());
+
+  // The next session resumes it under the same key: one order, whatever the first did.
+  std::optional<outcome> resumed;
+  c.async_submit(record->what, [&resumed](outcome o) { resumed = std::move(o); });
+  ASSERT_TRUE(run_until(io, [&] { return resumed.has_value(); }));
+  EXPECT_EQ(resumed->kind(), outcome_kind::succeeded) << resumed->body();
+  expect_one_order(api.stats());
+}
+
+}  // namespace
+}  // namespace idem::test::live
