@@ -11,6 +11,12 @@ build_dir=${BUILD_DIR:-build}
 bash scripts/build.sh "$build_dir" "$@"
 run=()
 ctest_args=()
+# Readable sanitizer reports: Debian's clang 16 brings no symbolizer of its own; clang 14's
+# llvm-symbolizer reads its output (without it a report is bare addresses).
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && command -v llvm-symbolizer >/dev/null; then
+  export ASAN_SYMBOLIZER_PATH
+  ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer)
+fi
 # The TSan build runs the tests labelled `threads` (the only test programs it builds).
 # ThreadSanitizer maps its shadow memory at fixed addresses, which a kernel with many bits of
 # mmap randomisation (vm.mmap_rnd_bits > 28) can collide with ("unexpected memory mapping"):

@@ -72,6 +72,12 @@ TEST_F(client_network_test, WaitingForTheNetworkWithAPausedDeadlineArmsNoTimer) 
   drain();
   EXPECT_EQ(clock->pending(), 0u) << "a parked intent keeps a timer (wake-ups while idle)";
   EXPECT_TRUE(outcomes.empty());
+  // A client destroyed with submissions parked stops them (not sent): nothing is left behind.
+  c.reset();
+  drain();
+  EXPECT_EQ(outcomes.size(), 3u);
+  for (const auto& [key, o] : outcomes)
+    EXPECT_EQ(o.kind(), outcome_kind::not_sent) << key;
 }
 
 TEST_F(client_network_test, APausedDeadlineStandsStillWhileOffline) {

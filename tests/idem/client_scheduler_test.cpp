@@ -46,6 +46,34 @@ TEST(asio_scheduler_test, CancelledWaitCompletesWithOperationCanceled) {
   EXPECT_EQ(*got, std::make_error_code(std::errc::operation_canceled));
 }
 
+// The caller's slot outlives the wait (a flight reuses one signal for all its operations): a
+// cancel emitted after the wait completed must find nothing to cancel, not the freed timer
+// (AddressSanitizer: heap-use-after-free before the fix, in the flush's and the parked flight's
+// signals).
+TEST(asio_scheduler_test, ACancelEmittedAfterTheWaitCompletedTouchesNothing) {
+  asio::io_context io;
+  asio_scheduler s(io.get_executor());
+  asio::cancellation_signal signal;
+  std::optional<std::error_code> got;
+  s.async_wait(0ms,
+               asio::bind_cancellation_slot(signal.slot(), [&](std::error_code ec) { got = ec; }));
+  io.run();
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(*got);
+  signal.emit(asio::cancellation_type::terminal);
+  io.restart();
+  EXPECT_EQ(io.poll(), 0u);
+  // The slot still serves the caller's next wait.
+  std::optional<std::error_code> second;
+  s.async_wait(
+      1h, asio::bind_cancellation_slot(signal.slot(), [&](std::error_code ec) { second = ec; }));
+  signal.emit(asio::cancellation_type::terminal);
+  io.restart();
+  io.run();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(*second, std::errc::operation_canceled);
+}
+
 TEST(fake_scheduler_test, AutoAdvanceJumpsTheClockInDueOrder) {
   asio::io_context io;
   fake_scheduler s(io.get_executor());
