@@ -217,6 +217,10 @@ transport_result curl_request::time_out() const {
   return stopped_early(make_error_code(transport_errc::timed_out));
 }
 
+transport_result curl_request::dropped() const {
+  return stopped_early(make_error_code(transport_errc::connections_reset));
+}
+
 transport_result curl_request::stopped_early(std::error_code why) const {
   transport_result result;
   long request_size = 0;

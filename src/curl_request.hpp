@@ -39,6 +39,9 @@ class curl_request {
   /// The result of a transfer ended because its time ran out before curl's did (the transport
   /// counts from when it accepted the request; curl from when it started on it).
   [[nodiscard]] transport_result time_out() const;
+  /// The result of a transfer ended because the transport dropped every connection
+  /// (curl_transport::reset_connections).
+  [[nodiscard]] transport_result dropped() const;
 
  private:
   [[nodiscard]] transport_result stopped_early(std::error_code why) const;

@@ -97,7 +97,11 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
 
   void start(http_request req, asio::any_completion_handler<signature> handler);
   void cancel(std::uint64_t id, asio::cancellation_type type);
+  void reset_connections();
   void shutdown();
+
+  // A multi handle whose callbacks lead here, or nullptr if curl cannot make one.
+  CURLM* new_multi();
 
   void complete(std::unordered_map<std::uint64_t, std::unique_ptr<transfer>>::iterator it,
                 transport_result result);
@@ -146,15 +150,21 @@ curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_option
       // stay prepared for once the load is gone.
       handles_(static_cast<std::size_t>(std::max(options_.max_idle_connections, 1L))) {
   init_curl_once();
-  multi_ = curl_multi_init();
+  multi_ = new_multi();
   if (multi_ == nullptr) throw std::runtime_error("curl_multi_init failed");
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &impl::on_socket);
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, static_cast<void*>(this));
-  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &impl::on_timer);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, static_cast<void*>(this));
   size_connection_cache();
+}
+
+CURLM* curl_transport::impl::new_multi() {
+  CURLM* multi = curl_multi_init();
+  if (multi == nullptr) return nullptr;
+  curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &impl::on_socket);
+  curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, static_cast<void*>(this));
+  curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &impl::on_timer);
+  curl_multi_setopt(multi, CURLMOPT_TIMERDATA, static_cast<void*>(this));
   // HTTP/1.1 only: one request per connection at a time, so a failure belongs to one request.
-  curl_multi_setopt(multi_, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
+  curl_multi_setopt(multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
+  return multi;
 }
 
 curl_transport::impl::~impl() {
@@ -379,6 +389,27 @@ int curl_transport::impl::on_close_socket(void* self, curl_socket_t fd) {
   return static_cast<impl*>(self)->sockets_.close(fd);
 }
 
+void curl_transport::impl::reset_connections() {
+  // Every connection curl holds was opened through the socket table: none there, none to drop.
+  if (stopping_ || (transfers_.empty() && sockets_.size() == 0)) return;
+  while (!transfers_.empty()) {
+    auto it = transfers_.begin();
+    complete(it, it->second->request.dropped());
+  }
+  // libcurl has no call that closes the idle connections of a multi handle's cache: only its
+  // cleanup does (through on_close_socket). So the multi handle is replaced by a new one.
+  curl_multi_cleanup(multi_);
+  // Nothing of the old one may be watched or acted on for the new one: descriptors curl did not
+  // close or hand back are let go, and its timeout, if any, is forgotten (as curl's "none").
+  sockets_.clear();
+  timer_.set(-1, nullptr);
+  // Out of memory: nullptr, on which every later request fails as not sent (as adding to it
+  // fails) rather than go out on an old connection.
+  multi_ = new_multi();
+  connection_bound_ = 0;
+  size_connection_cache();
+}
+
 void curl_transport::impl::shutdown() {
   if (stopping_) return;
   stopping_ = true;
@@ -400,6 +431,10 @@ curl_transport::curl_transport(asio::any_io_executor ex, curl_transport_options 
 
 curl_transport::~curl_transport() {
   impl_->shutdown();
+}
+
+void curl_transport::reset_connections() {
+  impl_->reset_connections();
 }
 
 std::size_t curl_transport::in_flight() const noexcept {

@@ -98,6 +98,16 @@ class curl_transport final : public transport {
   curl_transport(const curl_transport&) = delete;
   curl_transport& operator=(const curl_transport&) = delete;
 
+  /// Closes every connection curl keeps for reuse, and ends every transfer in flight with
+  /// `transport_errc::connections_reset`, `failure = not_sent` only if it provably never left
+  /// (the rule above: its pre-request callback never ran), else `unknown`. The results are
+  /// posted, never completed from inside this call; in_flight() is 0 on return. No later request
+  /// reuses a connection opened before the call (curl's connection cache is replaced, and its
+  /// DNS cache with it); the transport then works as before. Call it from the executor's thread,
+  /// like async_send. Cheap with nothing in flight and no connection open; harmless twice in a
+  /// row and once the transport is being destroyed.
+  void reset_connections() override;
+
   /// Transfers currently in flight.
   [[nodiscard]] std::size_t in_flight() const noexcept;
 

@@ -1,6 +1,8 @@
 // The app's lifecycle signals with the real client (curl_transport, asio_scheduler) against the
 // real mock server over real sockets: offline, nothing reaches the server; online, every order
-// is created once; a flush before a suspend leaves the rest open, and a resume creates it once.
+// is created once; a flush before a suspend leaves the rest open, and a resume creates it once;
+// back in the foreground, a write the server holds is sent again under its key, and one order comes
+// of it.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -95,6 +97,36 @@ TEST(LiveLifecycle, AFlushBeforeASuspendStopsWhatTheServerHoldsAndKeepsItOpen) {
   ASSERT_TRUE(run_until(io, [&] { return resumed.has_value(); }));
   EXPECT_EQ(resumed->kind(), outcome_kind::succeeded) << resumed->body();
   expect_one_order(api.stats());
+}
+
+TEST(LiveLifecycle, ForegroundResendsAWriteTheServerHoldsAndTheOrderIsCreatedOnce) {
+  running_server server;
+  api_client api{server.port(), tenant};
+  api.set_faults(only(on_create("delay", {{"delay_ms", 1500}, {"times", 1}})));
+  boost::asio::io_context io;
+  auto options = live_options(server.port());
+  options.deadline.attempt_timeout = 5s;
+  options.lifecycle.resume_spread = 10ms;
+  client c{io.get_executor(), options};
+  const auto order = orders::create(order_of("m-suspended"));
+  std::optional<outcome> got;
+  c.async_submit(order, [&got](outcome o) { got = std::move(o); });
+
+  // The POST is at the server, which holds it; then the app comes back to the foreground.
+  ASSERT_TRUE(eventually([&] {
+    io.restart();
+    io.poll();
+    return stat(api, "faults_injected") >= 1;
+  }));
+  c.on_foreground();
+  ASSERT_TRUE(run_until(io, [&] { return got.has_value(); }));
+
+  EXPECT_EQ(got->kind(), outcome_kind::succeeded) << got->body();
+  EXPECT_EQ(got->key(), order.key().str());
+  EXPECT_GE(got->attempts(), 2u) << "the write in flight was not sent again";
+  const auto stats = api.stats();
+  expect_one_order(stats);
+  EXPECT_GE(stats["requests"], 2);
 }
 
 }  // namespace
