@@ -42,14 +42,6 @@ payment read_payment(const statement& row) {
                  .created_at_ms = row.int64(6)};
 }
 
-std::int64_t single_int64(database& db, std::string_view sql) {
-  auto& stmt = db.prepare(sql);
-  stmt.step();
-  auto n = stmt.int64(0);
-  stmt.reset();
-  return n;
-}
-
 // RFC 3339 in UTC with milliseconds, e.g. "2026-11-29T22:00:00.123Z".
 std::string rfc3339_utc(std::int64_t ms_since_epoch) {
   using namespace std::chrono;
@@ -170,17 +162,17 @@ void order_store::note_key_for_business_id(std::string_view principal,
 }
 
 std::int64_t order_store::max_keys_per_business_id() {
-  return single_int64(db_,
-                      "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n"
-                      " FROM business_id_keys GROUP BY principal, merchant_order_id)");
+  return db_.single_int64(
+      "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n"
+      " FROM business_id_keys GROUP BY principal, merchant_order_id)");
 }
 
 std::int64_t order_store::count_orders() {
-  return single_int64(db_, "SELECT COUNT(*) FROM orders");
+  return db_.single_int64("SELECT COUNT(*) FROM orders");
 }
 
 std::int64_t order_store::count_payments() {
-  return single_int64(db_, "SELECT COUNT(*) FROM payments");
+  return db_.single_int64("SELECT COUNT(*) FROM payments");
 }
 
 nlohmann::json to_json(const order& o, const std::vector<payment>& payments) {

@@ -17,14 +17,6 @@ void require_autocommit(const database& db, const char* what) {
   }
 }
 
-std::int64_t single_int64(database& db, std::string_view sql) {
-  auto& stmt = db.prepare(sql);
-  stmt.step();
-  auto n = stmt.int64(0);
-  stmt.reset();
-  return n;
-}
-
 }  // namespace
 
 provider_charge payment_provider::charge(std::string_view provider_key, std::string_view order_id,
@@ -96,17 +88,16 @@ bool payment_provider::refund(std::string_view refund_key, std::string_view char
 }
 
 std::int64_t payment_provider::captured_charges() {
-  return single_int64(db_, "SELECT COUNT(*) FROM provider_charges WHERE captured = 1");
+  return db_.single_int64("SELECT COUNT(*) FROM provider_charges WHERE captured = 1");
 }
 
 std::int64_t payment_provider::refunds() {
-  return single_int64(db_, "SELECT COUNT(*) FROM provider_refunds");
+  return db_.single_int64("SELECT COUNT(*) FROM provider_refunds");
 }
 
 std::int64_t payment_provider::orders_with_multiple_charges() {
   // A refunded extra charge is a duplicate that was repaired; only money still taken counts.
-  return single_int64(
-      db_,
+  return db_.single_int64(
       "SELECT COUNT(*) FROM (SELECT order_id FROM provider_charges"
       " WHERE captured = 1 AND refunded = 0 GROUP BY order_id HAVING COUNT(*) > 1)");
 }

@@ -172,6 +172,14 @@ statement& database::prepare(std::string_view sql) {
   return *it->second;
 }
 
+std::int64_t database::single_int64(std::string_view sql) {
+  auto& stmt = prepare(sql);
+  stmt.step();
+  auto n = stmt.int64(0);
+  stmt.reset();
+  return n;
+}
+
 std::int64_t database::changes() const {
   return sqlite3_changes64(db_);
 }

@@ -85,6 +85,8 @@ class database {
   void exec(std::string_view sql);
   /// A cached prepared statement for `sql`, reset and with cleared bindings.
   statement& prepare(std::string_view sql);
+  /// The first column of the first row of `sql` (a count, a sum), as an integer.
+  std::int64_t single_int64(std::string_view sql);
   /// Rows changed by the last INSERT/UPDATE/DELETE.
   [[nodiscard]] std::int64_t changes() const;
   /// The rowid of the last row an INSERT added on this connection.

@@ -1,10 +1,8 @@
 #include "tests/support/integration.hpp"
 
-namespace idem::testing {
+#include "tests/support/problem_assertions.hpp"
 
-namespace {
-constexpr std::string_view problem_prefix = "https://idem.example/problems/";
-}
+namespace idem::testing {
 
 std::string problem_name(const http_response& res) {
   auto body = nlohmann::json::parse(res.body, nullptr, /*allow_exceptions=*/false);

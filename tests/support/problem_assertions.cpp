@@ -5,13 +5,6 @@
 
 namespace idem::testing {
 
-namespace {
-
-// Spelled out here rather than taken from the server, so that a change there fails the tests.
-constexpr std::string_view problem_prefix = "https://idem.example/problems/";
-
-}  // namespace
-
 ::testing::AssertionResult has_status(const http_result& r, int status) {
   if (!r.ok()) return ::testing::AssertionFailure() << "no response: " << r.ec.message();
   if (r.res.status != status) {

@@ -10,6 +10,10 @@
 
 namespace idem::testing {
 
+/// The prefix of every problem type the mock server sends. Spelled out here rather than taken
+/// from the server, so that a change there fails the tests.
+inline constexpr std::string_view problem_prefix = "https://idem.example/problems/";
+
 /// Success when `r` holds a complete response with this status. The failure message shows the
 /// transport error or the status and body that came back.
 [[nodiscard]] ::testing::AssertionResult has_status(const http_result& r, int status);

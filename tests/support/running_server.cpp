@@ -43,7 +43,7 @@ running_server::~running_server() {
 namespace {
 
 // Reads the first line of the child's stdout, waiting at most `timeout`.
-std::string read_first_line(int fd, std::chrono::milliseconds timeout) {
+std::string read_address_line(int fd, std::chrono::milliseconds timeout) {
   std::string line;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
@@ -86,7 +86,7 @@ server_process::server_process(std::vector<std::string> args, std::string stderr
   }
   ::close(fds[1]);
   stdout_fd_ = fds[0];
-  auto line = read_first_line(stdout_fd_, std::chrono::seconds(30));
+  auto line = read_address_line(stdout_fd_, std::chrono::seconds(30));
   auto colon = line.rfind(':');
   if (!line.starts_with("listening on http://") || colon == std::string::npos) {
     throw std::runtime_error("unexpected first line: " + line);
