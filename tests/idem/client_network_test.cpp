@@ -184,7 +184,7 @@ TEST_F(client_network_test, OnlineResumesEveryWaitingIntentOnceSpreadOverTheWind
 TEST_F(client_network_test, OfflineDuringABackoffTheRetryWaitsForTheNetwork) {
   auto c = make_client(with(/*pause_deadline=*/true));
   auto posts = std::make_shared<int>(0);
-  net->respond([this, posts, &c](const http_request&) {
+  net->respond([posts, &c](const http_request&) {
     if ((*posts)++ == 0) {
       c->set_network(network_status::offline);  // the radio goes as the first answer arrives
       return reply(503);
@@ -210,7 +210,7 @@ TEST_F(client_network_test, TheLookupWaitsForTheNetworkTooAndThenFindsTheOrder) 
   o.max_failed_attempts = 1;
   auto c = make_client(o);
   const auto req = sample_order();
-  net->respond([this, &c, req](const http_request& r) {
+  net->respond([&c, req](const http_request& r) {
     if (r.method == "GET") {
       return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
     }
