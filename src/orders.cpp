@@ -1,9 +1,62 @@
 #include "idem/orders.hpp"
 
+#include <charconv>
+#include <string_view>
+
 #include "http_facts.hpp"
+#include "intent_builder.hpp"
 
 namespace idem::orders {
 namespace {
+
+// A string that JSON takes between quotes as it is, and that nlohmann::json's dump() writes
+// unchanged: printable ASCII other than '"' and '\\'. Anything else (controls, UTF-8, which
+// dump() also validates) is left to nlohmann::json.
+bool verbatim(std::string_view s) noexcept {
+  for (const unsigned char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+bool verbatim(const order_request& req) noexcept {
+  if (!verbatim(req.merchant_order_id) || !verbatim(req.customer_id) || !verbatim(req.currency))
+    return false;
+  for (const auto& item : req.items) {
+    if (!verbatim(item.sku)) return false;
+  }
+  return true;
+}
+
+// An object's `"name":value` members, each after the first preceded by a comma, then close();
+// the caller writes them in nlohmann::json's (sorted) key order.
+class object_writer {
+ public:
+  explicit object_writer(std::string& out) : out_(out) { out_.push_back('{'); }
+  void close() { out_.push_back('}'); }
+
+  std::string& key(std::string_view name) {
+    if (!first_) out_.push_back(',');
+    first_ = false;
+    out_.push_back('"');
+    out_.append(name);
+    return out_.append("\":");
+  }
+  void number(std::string_view name, std::int64_t v) {
+    key(name);
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out_.append(digits, end);
+  }
+  void string(std::string_view name, std::string_view v) {
+    key(name).push_back('"');
+    out_.append(v).push_back('"');
+  }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
 
 nlohmann::json payment_payload(const payment_request& req) {
   return {{"amount_minor", req.amount_minor},
@@ -51,9 +104,37 @@ nlohmann::json order_payload(const order_request& req) {
           {"items", std::move(items)}};
 }
 
+std::string order_body(const order_request& req) {
+  if (!verbatim(req)) return order_payload(req).dump();
+  std::string out;
+  out.reserve(128 + req.merchant_order_id.size() + req.customer_id.size() + req.items.size() * 64);
+  object_writer order(out);
+  order.number("amount_minor", req.amount_minor);
+  order.string("currency", req.currency);
+  order.string("customer_id", req.customer_id);
+  order.key("items").push_back('[');
+  for (std::size_t i = 0; i < req.items.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    object_writer item(out);
+    item.number("quantity", req.items[i].quantity);
+    item.string("sku", req.items[i].sku);
+    item.number("unit_price_minor", req.items[i].unit_price_minor);
+    item.close();
+  }
+  out.push_back(']');
+  order.string("merchant_order_id", req.merchant_order_id);
+  order.close();
+  return out;
+}
+
 intent create(const order_request& req, key_format format) {
-  return intent::create({"POST", "/v1/orders"}, order_payload(req),
-                        order_created_lookup(req.merchant_order_id), format);
+  return create(req, "/v1/orders", order_created_lookup(req.merchant_order_id), format);
+}
+
+intent create(const order_request& req, std::string path, business_lookup lookup,
+              key_format format) {
+  return detail::intent_builder::from_json_text(
+      idempotency_key::mint(format), {"POST", std::move(path)}, order_body(req), std::move(lookup));
 }
 
 intent pay(const std::string& order_id, const payment_request& req, key_format format) {

@@ -16,6 +16,10 @@
 
 namespace idem {
 
+namespace detail {
+struct intent_builder;  // src/intent_builder.hpp: intents from body bytes idem wrote itself
+}  // namespace detail
+
 /// The write an intent performs.
 struct operation {
   std::string method = "POST";
@@ -65,6 +69,7 @@ class intent {
     mutable std::once_flag parsed;
     mutable nlohmann::json payload;  // set once, by payload()
   };
+  friend struct detail::intent_builder;
   explicit intent(std::shared_ptr<const data> d) : d_(std::move(d)) {}
   std::shared_ptr<const data> d_;
 };

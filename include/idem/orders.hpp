@@ -45,8 +45,15 @@ struct payment_request {
 /// The JSON body of `POST /v1/orders` for `req` (what `create` sends), for an app that posts
 /// the same order to a route of its own.
 [[nodiscard]] nlohmann::json order_payload(const order_request& req);
+/// The same body as bytes: always equal to `order_payload(req).dump()`, which is what an intent
+/// sends, but written directly (no JSON tree) when every string is printable ASCII without
+/// quotes or backslashes, as IDs, SKUs and currency codes are.
+[[nodiscard]] std::string order_body(const order_request& req);
 /// `POST /v1/orders`; lookup: order_created_lookup.
 [[nodiscard]] intent create(const order_request& req, key_format format = key_format::uuid_v4);
+/// The same body POSTed to `path`, an app's own route for it, settled by `lookup`.
+[[nodiscard]] intent create(const order_request& req, std::string path, business_lookup lookup,
+                            key_format format = key_format::uuid_v4);
 /// `POST /v1/orders/{id}/payments`; lookup: payment_captured_lookup.
 [[nodiscard]] intent pay(const std::string& order_id, const payment_request& req,
                          key_format format = key_format::uuid_v4);

@@ -63,8 +63,8 @@ class order_planner {
  private:
   // The orders API's body, to --path, with the chosen lookup; a key of its own.
   [[nodiscard]] intent create(const orders::order_request& req) const {
-    return intent::create(
-        {"POST", args_.path}, orders::order_payload(req),
+    return orders::create(
+        req, args_.path,
         choose_lookup(args_.common.lookup, orders::order_created_lookup(req.merchant_order_id)));
   }
 

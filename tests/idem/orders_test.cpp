@@ -1,0 +1,91 @@
+// The orders API's typed intents: the create body is always the bytes nlohmann::json would have
+// written for the same order (servers fingerprint the body; a resumed intent sends it again).
+#include "idem/orders.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+
+namespace {
+
+using idem::orders::order_item;
+using idem::orders::order_request;
+
+order_request sample() {
+  return {.merchant_order_id = "shop-7-order-000123",
+          .customer_id = "cust_42",
+          .currency = "EUR",
+          .amount_minor = 2500,
+          .items = {{.sku = "sku-1", .quantity = 2, .unit_price_minor = 1000},
+                    {.sku = "sku-2", .quantity = 1, .unit_price_minor = 500}}};
+}
+
+void expect_same_bytes(const order_request& req) {
+  EXPECT_EQ(idem::orders::order_body(req), idem::orders::order_payload(req).dump());
+  EXPECT_EQ(idem::orders::create(req).body(), idem::orders::order_payload(req).dump());
+}
+
+TEST(OrderBody, IsWhatTheJsonTreeDumps) {
+  expect_same_bytes(sample());
+}
+
+TEST(OrderBody, NoItemsIsAnEmptyArray) {
+  auto req = sample();
+  req.items.clear();
+  expect_same_bytes(req);
+  EXPECT_NE(idem::orders::order_body(req).find(R"("items":[])"), std::string::npos);
+}
+
+TEST(OrderBody, ExtremeAndNegativeNumbers) {
+  auto req = sample();
+  req.amount_minor = std::numeric_limits<std::int64_t>::min();
+  req.items[0].quantity = std::numeric_limits<std::int64_t>::max();
+  req.items[1].unit_price_minor = -1;
+  expect_same_bytes(req);
+}
+
+TEST(OrderBody, EmptyStrings) {
+  expect_same_bytes(order_request{});
+}
+
+TEST(OrderBody, StringsThatNeedEscapingOrAreNotAscii) {
+  // Each field in turn: quotes, backslash, controls, DEL, UTF-8 (two, three, four bytes).
+  for (const std::string& odd : std::initializer_list<std::string>{
+           "a\"b", "back\\slash", "tab\tnew\nline", std::string("nul\0x", 5), "del\x7f",
+           "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x9b\x92"}) {
+    for (int field = 0; field < 4; ++field) {
+      auto req = sample();
+      std::string* target[] = {&req.merchant_order_id, &req.customer_id, &req.currency,
+                               &req.items[1].sku};
+      *target[field] = "x" + odd + "y";
+      SCOPED_TRACE(testing::Message() << "field " << field);
+      expect_same_bytes(req);
+    }
+  }
+}
+
+TEST(OrderBody, InvalidUtf8IsRefusedAsTheJsonTreeRefusesIt) {
+  auto req = sample();
+  req.customer_id = "bad\xff";
+  EXPECT_THROW((void)idem::orders::order_body(req), nlohmann::json::exception);
+  EXPECT_THROW((void)idem::orders::create(req), nlohmann::json::exception);
+}
+
+TEST(OrderCreate, PathAndLookupOfTheCallersRoute) {
+  const auto req = sample();
+  const auto lookup = idem::orders::order_created_lookup(req.merchant_order_id);
+  const auto own = idem::orders::create(req, "/api/checkout", lookup);
+  EXPECT_EQ(own.op().method, "POST");
+  EXPECT_EQ(own.op().path, "/api/checkout");
+  EXPECT_EQ(own.lookup().business_id, req.merchant_order_id);
+  EXPECT_EQ(own.payload(), idem::orders::order_payload(req));
+  const auto standard = idem::orders::create(req);
+  EXPECT_EQ(standard.op().path, "/v1/orders");
+  EXPECT_EQ(standard.body(), own.body());
+  EXPECT_NE(standard.key(), own.key());  // every create is a new intent
+}
+
+}  // namespace
