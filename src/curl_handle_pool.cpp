@@ -7,15 +7,15 @@ curl_handle_pool::~curl_handle_pool() {
     curl_easy_cleanup(easy);
 }
 
-CURL* curl_handle_pool::take() noexcept {
+curl_handle_pool::handle curl_handle_pool::take() noexcept {
   if (!kept_.empty()) {
     CURL* easy = kept_.back();  // the most recently used: its memory is the likeliest cached
     kept_.pop_back();
-    return easy;
+    return {easy, false};
   }
   CURL* easy = curl_easy_init();
   if (easy != nullptr) ++made_;
-  return easy;
+  return {easy, true};
 }
 
 void curl_handle_pool::give_back(CURL* easy) noexcept {
@@ -24,9 +24,6 @@ void curl_handle_pool::give_back(CURL* easy) noexcept {
     curl_easy_cleanup(easy);
     return;
   }
-  // Reset now rather than when taken: the request's strings and callbacks that the handle
-  // points at are about to be freed, and nothing of them may outlive the request.
-  curl_easy_reset(easy);
   try {
     kept_.push_back(easy);
   } catch (...) {  // out of memory: just free it

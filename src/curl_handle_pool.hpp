@@ -2,10 +2,12 @@
 // Easy handles kept for reuse by one transport (private to the idem library).
 //
 // curl_easy_init allocates and initialises a large handle, and a handle's first transfer
-// allocates its buffers; every attempt used to pay for both. A handle put back here is
-// curl_easy_reset: every option, header list, callback and private pointer of the last request
-// is gone, while what curl keeps across a reset stays (its buffers, its TLS session cache, so a
-// new connection to the same server may resume the TLS session).
+// allocates its buffers; every attempt used to pay for both. A handle kept here keeps its
+// buffers, its TLS session cache (so a new connection to the same server may resume the TLS
+// session) and the options that are the same for every request of the transport; the request
+// that used it last has cleared everything that pointed into it (curl_request::~curl_request).
+// That is cheaper than curl_easy_reset and setting every option again: about 11,000
+// instructions per request, of 167,000 (docs/PERFORMANCE.md).
 
 #include <curl/curl.h>
 
@@ -23,11 +25,14 @@ class curl_handle_pool {
   curl_handle_pool(const curl_handle_pool&) = delete;
   curl_handle_pool& operator=(const curl_handle_pool&) = delete;
 
-  /// A handle with every option at its default (a kept one, or a new one); nullptr if curl
-  /// cannot make one.
-  [[nodiscard]] CURL* take() noexcept;
-  /// Takes back `easy` (nullptr: nothing), which must be in no multi handle any more: resets it,
-  /// or frees it when `max_kept` are kept already.
+  struct handle {
+    CURL* easy = nullptr;  ///< nullptr if curl cannot make one
+    bool fresh = false;    ///< new from curl_easy_init: every option at its default
+  };
+  /// A kept handle (as its last request left it), or a new one.
+  [[nodiscard]] handle take() noexcept;
+  /// Takes back `easy` (nullptr: nothing), which must be in no multi handle any more and point
+  /// at nothing that is about to go; frees it when `max_kept` are kept already.
   void give_back(CURL* easy) noexcept;
 
   /// Handles kept for reuse now.

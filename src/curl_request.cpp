@@ -38,32 +38,61 @@ void configure_proxy(const proxy_options& proxy, Set& set) {
 curl_request::curl_request(http_request req, const curl_transport_options& options,
                            curl_handle_pool& pool)
     : req_(std::move(req)), max_response_bytes_(options.max_response_bytes), pool_(pool) {
-  easy_ = pool_.take();
+  const auto handle = pool_.take();
+  easy_ = handle.easy;
+  fresh_handle_ = handle.fresh;
   if (easy_ == nullptr) {
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
     return;
   }
-  configure(options);
+  if (fresh_handle_) configure_handle(options);
+  handle_ready_ = !setup_error_;
+  if (handle_ready_) configure_request(options);
 }
 
 curl_request::~curl_request() {
+  if (easy_ == nullptr) return;
+  if (!handle_ready_) {
+    // Its transport-wide options may be half set: not a handle the next request can take.
+    curl_easy_cleanup(easy_);
+    return;
+  }
+  // Nothing the handle keeps may point into this object: the body, the header lines and the
+  // callbacks' data go with it. The rest is set again by the next request that takes it.
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, static_cast<const char*>(nullptr));
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(-1));
+  curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(nullptr));
+  curl_easy_setopt(easy_, CURLOPT_WRITEDATA, static_cast<void*>(nullptr));
+  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, static_cast<void*>(nullptr));
+  curl_easy_setopt(easy_, CURLOPT_PREREQDATA, static_cast<void*>(nullptr));
+  curl_easy_setopt(easy_, CURLOPT_PRIVATE, static_cast<void*>(nullptr));
   pool_.give_back(easy_);
 }
 
-void curl_request::configure(const curl_transport_options& options) {
+namespace {
+
+// Sets options until one fails; `rc` is the first failure (or CURLE_OK).
+struct option_setter {
+  CURL* easy;
   CURLcode rc = CURLE_OK;
+  template <class Value>
+  void operator()(CURLoption option, Value value) {
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value);
+  }
+  [[nodiscard]] std::error_code error() const {
+    if (rc == CURLE_OK) return {};
+    return {static_cast<int>(transport_errc::curl_error_base) + static_cast<int>(rc),
+            transport_category()};
+  }
+};
+
+}  // namespace
+
+void curl_request::configure_handle(const curl_transport_options& options) {
+  // What every request of the transport shares: set once per handle, kept while it is pooled.
   // After the first failure nothing more is set: a request that is not fully set up is never
   // started, so which option failed is all there is to report.
-  auto set = [&](CURLoption option, auto value) {
-    if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, option, value);
-  };
-  const long total_ms = static_cast<long>(req_.timeout.count());
-  const long connect_ms =
-      options.connect_timeout.count() > 0
-          ? std::min(total_ms, static_cast<long>(options.connect_timeout.count()))
-          : total_ms;
-
-  set(CURLOPT_URL, req_.url.c_str());
+  option_setter set{easy_};
   // Only the web: a caller's URL must never make curl read files or speak other protocols.
   set(CURLOPT_PROTOCOLS_STR, "http,https");
   set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
@@ -71,8 +100,6 @@ void curl_request::configure(const curl_transport_options& options) {
   set(CURLOPT_FOLLOWLOCATION, 0L);
   // Signals are process-wide; DNS timeouts come from the threaded resolver instead.
   set(CURLOPT_NOSIGNAL, 1L);
-  set(CURLOPT_TIMEOUT_MS, total_ms);
-  set(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
   set(CURLOPT_SSL_VERIFYPEER, 1L);
   set(CURLOPT_SSL_VERIFYHOST, 2L);
   if (!options.tls.ca_file.empty()) set(CURLOPT_CAINFO, options.tls.ca_file.c_str());
@@ -94,30 +121,47 @@ void curl_request::configure(const curl_transport_options& options) {
   set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT answer is not the response
   // Declared oversize bodies fail before they are read; the callbacks catch the rest.
   set(CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_response_bytes));
+  set(CURLOPT_WRITEFUNCTION, &curl_request::on_body);
+  set(CURLOPT_HEADERFUNCTION, &curl_request::on_header);
+  set(CURLOPT_PREREQFUNCTION, &curl_request::on_prereq);
+  setup_error_ = set.error();
+}
 
+void curl_request::configure_request(const curl_transport_options& options) {
+  // Everything a request sets for itself, every time: a kept handle still has its last
+  // request's values (its URL, timeouts, method).
+  option_setter set{easy_};
+  const long total_ms = static_cast<long>(req_.timeout.count());
+  const long connect_ms =
+      options.connect_timeout.count() > 0
+          ? std::min(total_ms, static_cast<long>(options.connect_timeout.count()))
+          : total_ms;
+  set(CURLOPT_URL, req_.url.c_str());
+  set(CURLOPT_TIMEOUT_MS, total_ms);
+  set(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+
+  const char* custom_method = nullptr;
   if (req_.method == "GET" && req_.body.empty()) {
-    set(CURLOPT_HTTPGET, 1L);
+    set(CURLOPT_HTTPGET, 1L);  // also clears a kept handle's NOBODY
   } else if (req_.method == "HEAD") {
     set(CURLOPT_NOBODY, 1L);
   } else {
     // POSTFIELDS with an explicit size sends `Content-Length` even for an empty body (a bodiless
     // POST otherwise goes out without one, which some servers answer with 411).
+    set(CURLOPT_NOBODY, 0L);
     set(CURLOPT_POST, 1L);
     set(CURLOPT_POSTFIELDS, req_.body.data());
     set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req_.body.size()));
-    if (req_.method != "POST") set(CURLOPT_CUSTOMREQUEST, req_.method.c_str());
+    if (req_.method != "POST") custom_method = req_.method.c_str();
   }
+  // nullptr clears the method a kept handle's last request may have set.
+  set(CURLOPT_CUSTOMREQUEST, custom_method);
 
-  set(CURLOPT_WRITEFUNCTION, &curl_request::on_body);
   set(CURLOPT_WRITEDATA, static_cast<void*>(this));
-  set(CURLOPT_HEADERFUNCTION, &curl_request::on_header);
   set(CURLOPT_HEADERDATA, static_cast<void*>(this));
-  set(CURLOPT_PREREQFUNCTION, &curl_request::on_prereq);
   set(CURLOPT_PREREQDATA, static_cast<void*>(this));
-
-  if (rc != CURLE_OK) {
-    setup_error_ = {static_cast<int>(transport_errc::curl_error_base) + static_cast<int>(rc),
-                    transport_category()};
+  if (auto ec = set.error()) {
+    setup_error_ = ec;
     return;
   }
   set_headers();
@@ -224,7 +268,9 @@ transport_result curl_request::dropped() const {
 transport_result curl_request::stopped_early(std::error_code why) const {
   transport_result result;
   long request_size = 0;
-  if (easy_ != nullptr) curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &request_size);
+  // Before curl starts a transfer, a kept handle still reports its last request's size. Before
+  // the pre-request callback (started_), this request has not written a byte.
+  if (easy_ != nullptr && started_) curl_easy_getinfo(easy_, CURLINFO_REQUEST_SIZE, &request_size);
   result.ec = why;
   result.failure = classify_abandoned(started_, request_size);
   result.reused_connection = easy_ != nullptr && reused_connection();

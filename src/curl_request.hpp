@@ -26,6 +26,8 @@ class curl_request {
   curl_request& operator=(const curl_request&) = delete;
 
   [[nodiscard]] CURL* easy() const noexcept { return easy_; }
+  /// The handle is new: the transport sets its own transport-wide options on it too.
+  [[nodiscard]] bool fresh_handle() const noexcept { return fresh_handle_; }
   /// Set when the request cannot be sent at all (nothing left): a header with CR or LF, a
   /// handle curl could not make or configure.
   [[nodiscard]] std::error_code setup_error() const noexcept { return setup_error_; }
@@ -50,7 +52,8 @@ class curl_request {
   static int on_prereq(void* self, char* primary_ip, char* local_ip, int primary_port,
                        int local_port);
 
-  void configure(const curl_transport_options& options);
+  void configure_handle(const curl_transport_options& options);
+  void configure_request(const curl_transport_options& options);
   void set_headers();
   // Counts response bytes against the limit; false (and too_large_) once it is exceeded.
   bool admit(std::size_t n) noexcept;
@@ -63,6 +66,8 @@ class curl_request {
   CURL* easy_ = nullptr;
   curl_header_list headers_;
   std::error_code setup_error_;
+  bool fresh_handle_ = false;
+  bool handle_ready_ = false;  // its transport-wide options are set: it may go back to the pool
   http_response response_;
   std::size_t received_ = 0;
   bool started_ = false;

@@ -191,12 +191,15 @@ void curl_transport::impl::start(http_request req,
   }
   CURL* easy = t->request.easy();
   curl_easy_setopt(easy, CURLOPT_PRIVATE, static_cast<void*>(t.get()));
-  // Sockets belong to the transport, not to the request: curl keeps connections (and calls the
-  // close callback for them) long after the request that opened them is gone.
-  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
-  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
-  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &impl::on_close_socket);
-  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, static_cast<void*>(this));
+  if (t->request.fresh_handle()) {
+    // Sockets belong to the transport, not to the request: curl keeps connections (and calls
+    // the close callback for them) long after the request that opened them is gone. Set once
+    // per handle: the pool keeps handles only for this transport.
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &impl::on_open_socket);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
+    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &impl::on_close_socket);
+    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, static_cast<void*>(this));
+  }
 
   auto [it, inserted] = transfers_.emplace(id, std::move(t));
   size_connection_cache();

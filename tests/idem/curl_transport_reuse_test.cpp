@@ -147,6 +147,27 @@ TEST_F(curl_transport_reuse_test, NextRequestCarriesNothingOfThePreviousOne) {
   EXPECT_EQ(r[3].body, "fourth");
 }
 
+TEST_F(curl_transport_reuse_test, AMethodOfItsOwnDoesNotOutliveItsRequest) {
+  // A kept handle keeps its options: a PATCH's method and body must not reach the next one.
+  recording_peer peer(io_);
+  curl_transport t(io_.get_executor());
+  ASSERT_FALSE(send(t, request("PATCH", peer.url(), {}, "patched")).ec);
+  ASSERT_FALSE(send(t, request("POST", peer.url(), {}, "posted")).ec);
+  ASSERT_FALSE(send(t, request("DELETE", peer.url())).ec);
+  ASSERT_FALSE(send(t, request("GET", peer.url())).ec);
+  ASSERT_EQ(peer.seen().requests.size(), 4U);
+  const auto& r = peer.seen().requests;
+  EXPECT_TRUE(r[0].head.starts_with("PATCH /r HTTP/1.1\r\n")) << r[0].head;
+  EXPECT_EQ(r[0].body, "patched");
+  EXPECT_TRUE(r[1].head.starts_with("POST /r HTTP/1.1\r\n")) << r[1].head;
+  EXPECT_EQ(r[1].body, "posted");
+  EXPECT_TRUE(r[2].head.starts_with("DELETE /r HTTP/1.1\r\n")) << r[2].head;
+  EXPECT_EQ(r[2].body, "");
+  EXPECT_TRUE(r[3].head.starts_with("GET /r HTTP/1.1\r\n")) << r[3].head;
+  EXPECT_FALSE(has_line(r[3].head, "Content-Length")) << r[3].head;
+  EXPECT_EQ(r[3].body, "");
+}
+
 TEST_F(curl_transport_reuse_test, ResponseOfTheNextRequestIsItsOwn) {
   recording_peer peer(io_);
   curl_transport t(io_.get_executor());
