@@ -356,6 +356,34 @@ TEST_F(curl_transport_test, HeaderWithLineBreakIsRefusedBeforeAnythingIsSent) {
   EXPECT_EQ(peer.state().accepted, 0);
 }
 
+TEST_F(curl_transport_test, EveryHeaderThatCouldEndOrSplitItsLineIsRefused) {
+  raw_peer peer(io_, answer_ok_forever);
+  curl_transport t(io_.get_executor());
+  const header_list refused[] = {
+      {{"", "v"}},
+      {{"X:Y", "v"}},
+      {{"X Y", "v"}},
+      {{"X\tY", "v"}},
+      {{"X\rY", "v"}},
+      {{"X\nY", "v"}},
+      {{"X", "a\rb"}},
+      {{"X", "a\nb"}},
+      {{"X", std::string("a\0b", 3)}},
+      {{"Ok", "1"}, {"X", "tail\n"}},  // not only the first header is checked
+  };
+  for (const auto& headers : refused) {
+    auto r = send(t, post(url(peer.port()), "", headers));
+    EXPECT_EQ(r.ec, transport_errc::invalid_request) << headers.back().first;
+    EXPECT_EQ(r.failure, transport_failure::not_sent);
+  }
+  EXPECT_EQ(peer.state().accepted, 0);
+  // Colons, blanks and tabs inside a value are the value's.
+  auto r = send(t, post(url(peer.port()), "", {{"X-Fine", "a: b\tc"}}));
+  ASSERT_FALSE(r.ec) << r.ec.message();
+  ASSERT_EQ(peer.state().received.size(), 1u);
+  EXPECT_NE(peer.state().received[0].find("\r\nX-Fine: a: b\tc\r\n"), std::string::npos);
+}
+
 TEST_F(curl_transport_test, InterimResponseHeadersAreNotTheFinalOnes) {
   raw_peer peer(io_, [](peer_session& s) -> asio::awaitable<void> {
     co_await s.read_request();
