@@ -16,4 +16,9 @@ std::string_view to_string(outcome_kind k) noexcept {
   return "unresolved";
 }
 
+const outcome_fields& outcome::unknown() noexcept {
+  static const outcome_fields fields{};
+  return fields;
+}
+
 }  // namespace idem

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -43,40 +44,45 @@ struct outcome_fields {
   std::error_code last_transport_error{};
 };
 
-/// A value type: cheap enough to copy, immutable once built.
-/// Thread-safety: const members may be called concurrently.
+/// A value type, immutable once built: copies share its fields (one allocation when it is built,
+/// none per copy), so handing it to several waiters or a store costs no copy of the answer's
+/// body and headers.
+/// Thread-safety: const members may be called concurrently, on copies too.
 class outcome {
  public:
   /// An unresolved outcome with nothing known (the safe default: never "failed").
   outcome() = default;
-  explicit outcome(outcome_fields fields) : f_(std::move(fields)) {}
+  explicit outcome(outcome_fields fields)
+      : f_(std::make_shared<const outcome_fields>(std::move(fields))) {}
 
-  [[nodiscard]] outcome_kind kind() const noexcept { return f_.kind; }
+  [[nodiscard]] outcome_kind kind() const noexcept { return f().kind; }
   /// The status of the deciding answer (for a lookup, the lookup's), 0 if none.
-  [[nodiscard]] int status() const noexcept { return f_.status; }
-  [[nodiscard]] const std::string& body() const noexcept { return f_.body; }
-  [[nodiscard]] const std::string& problem_type() const noexcept { return f_.problem_type; }
+  [[nodiscard]] int status() const noexcept { return f().status; }
+  [[nodiscard]] const std::string& body() const noexcept { return f().body; }
+  [[nodiscard]] const std::string& problem_type() const noexcept { return f().problem_type; }
   /// Headers of the deciding answer (for a lookup, the lookup's); empty if none.
-  [[nodiscard]] const header_list& headers() const noexcept { return f_.headers; }
+  [[nodiscard]] const header_list& headers() const noexcept { return f().headers; }
   /// The first header of the deciding answer named `name` (case-insensitive), or nullptr.
   [[nodiscard]] const std::string* header(std::string_view name) const noexcept {
-    return find_header(f_.headers, name);
+    return find_header(f().headers, name);
   }
-  [[nodiscard]] bool recovered_by_lookup() const noexcept { return f_.recovered_by_lookup; }
-  [[nodiscard]] bool replayed() const noexcept { return f_.replayed; }
+  [[nodiscard]] bool recovered_by_lookup() const noexcept { return f().recovered_by_lookup; }
+  [[nodiscard]] bool replayed() const noexcept { return f().replayed; }
   /// Writes sent for this intent in this submission.
-  [[nodiscard]] std::uint32_t attempts() const noexcept { return f_.attempts; }
-  [[nodiscard]] const std::string& key() const noexcept { return f_.key; }
-  [[nodiscard]] std::chrono::milliseconds elapsed() const noexcept { return f_.elapsed; }
+  [[nodiscard]] std::uint32_t attempts() const noexcept { return f().attempts; }
+  [[nodiscard]] const std::string& key() const noexcept { return f().key; }
+  [[nodiscard]] std::chrono::milliseconds elapsed() const noexcept { return f().elapsed; }
   /// Names a client bug ("idempotency-key-mismatch", "foreign-credentials"); empty otherwise.
-  [[nodiscard]] const std::string& error() const noexcept { return f_.error; }
+  [[nodiscard]] const std::string& error() const noexcept { return f().error; }
   [[nodiscard]] std::error_code last_transport_error() const noexcept {
-    return f_.last_transport_error;
+    return f().last_transport_error;
   }
-  [[nodiscard]] const outcome_fields& fields() const noexcept { return f_; }
+  [[nodiscard]] const outcome_fields& fields() const noexcept { return f(); }
 
  private:
-  outcome_fields f_;
+  [[nodiscard]] const outcome_fields& f() const noexcept { return f_ ? *f_ : unknown(); }
+  [[nodiscard]] static const outcome_fields& unknown() noexcept;
+  std::shared_ptr<const outcome_fields> f_;
 };
 
 }  // namespace idem
