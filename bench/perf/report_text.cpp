@@ -81,6 +81,30 @@ on the same machine (the harness's figure is in the table above). What is left i
 ending a thousand transfers that run out in the same millisecond: about two thirds of it is
 closing their connections (`close` of a TCP socket with a request outstanding), the rest is
 reporting a thousand outcomes.
+
+### Second round: instructions per intent
+
+CPU time per intent on this shared 2-core VM moved between runs by more than these changes do
+(40–77 µs per intent for the same binary within one series), so the second round is measured in
+user-space instructions (callgrind, `bash scripts/perf_instructions.sh 5000 16 <idem-cli>...`:
+5,000 create-order intents at 16 in flight against the minimal server; the client's, libcurl's
+and libc's instructions, not the kernel's). Each step was measured with the one before it in
+the same invocation; a count moves by a few thousand between invocations with how requests
+batch. Allocation calls per intent are heaptrack's.
+
+| change (commit) | idem instructions per intent | allocations per intent |
+|---|---|---|
+| before (72b68ca) | 192,691 | 201 |
+| `orders::order_body`: the create body written without a JSON tree, same bytes (95852cb) | 165,386 | |
+| pooled easy handles keep the transport's options, no `curl_easy_reset` (ad6588d) | 162,457 | |
+| header checks in one pass (d28095d); an outcome's copies share its fields (85d2055) | 154,194 | 124 |
+| `client_options::executor_is_serial`, set by idem-cli: no strand of the client's own (d8cba05) | 149,554 → 143,965 | 111 |
+| raw libcurl, same invocations | 89,918–91,695 | 53 |
+
+What is left (143,965 against about 90,000): allocations and copies around each attempt (the
+request's header list, the intent store's events, the completion's type-erased handlers), the
+Asio reactor's wait per socket readiness where raw libcurl polls, and curl's header callback,
+which raw libcurl does not install.
 )";
 }
 
@@ -92,6 +116,7 @@ std::string report_reproduce() {
 bash scripts/perf.sh                     # setup, Release build in build-perf/, measure, write this file
 PERF_BEFORE=<git rev> bash scripts/perf.sh   # also build <rev> in build-perf-before/: before columns
 PERF_QUICK=1 bash scripts/perf.sh        # one short run per point, to try the harness out
+bash scripts/perf_instructions.sh 5000 16 # instructions per request, idem-cli vs raw libcurl
 ```
 
 `scripts/perf.sh` builds `idem-cli`, `idem-mock-server` and the programs of `bench/perf/` with
