@@ -5,8 +5,6 @@
 namespace idem {
 
 blocking_client::blocking_client(client_options options) : work_(io_.get_executor()) {
-  // Its io_context runs on thread_ alone: the client needs no strand of its own.
-  options.executor_is_serial = true;
   client_ = std::make_unique<client>(io_.get_executor(), std::move(options));
   thread_ = std::thread([this] { io_.run(); });
 }

@@ -71,9 +71,7 @@ credentials credentials::from_provider(std::function<std::string()> provider,
 client::core::core(boost::asio::any_io_executor executor, client_options options,
                    std::shared_ptr<transport> t, std::shared_ptr<scheduler> s)
     : ex(executor),
-      strand(options.executor_is_serial
-                 ? executor
-                 : boost::asio::any_io_executor(boost::asio::make_strand(executor))),
+      strand(boost::asio::make_strand(executor)),
       opts(std::move(options)),
       // libcurl's multi handle is not thread-safe: the transport runs on the client's strand,
       // so the app may run its io_context on several threads.

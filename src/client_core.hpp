@@ -37,9 +37,7 @@ struct client::core {
 
   boost::asio::any_io_executor ex;
   // Every operation's state is touched only here.
-  // Where the client's state lives: a strand of `ex`, or `ex` itself when the app says it is
-  // serial (client_options::executor_is_serial). Every handler of the client runs here.
-  boost::asio::any_io_executor strand;
+  boost::asio::strand<boost::asio::any_io_executor> strand;
   client_options opts;
   std::shared_ptr<transport> net;
   std::shared_ptr<scheduler> sched;

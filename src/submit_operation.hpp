@@ -43,8 +43,8 @@ struct pending_caller {
 };
 
 // Installs the caller's slot handler, if it has a slot. Call before posting to the strand.
-std::shared_ptr<waiter_cancellation> watch_cancellation(const outcome_handler& h,
-                                                        const boost::asio::any_io_executor& strand);
+std::shared_ptr<waiter_cancellation> watch_cancellation(
+    const outcome_handler& h, const boost::asio::strand<boost::asio::any_io_executor>& strand);
 
 // A submission of `what` reaches the strand: joins the intent's flight, waits behind a flight
 // being cancelled, answers from the store (final, foreign credentials, another request under

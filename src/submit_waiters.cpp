@@ -19,8 +19,8 @@ void deliver(outcome_handler h, outcome o, const asio::any_io_executor& fallback
   asio::post(fallback, asio::append(std::move(h), std::move(o)));
 }
 
-std::shared_ptr<waiter_cancellation> watch_cancellation(const outcome_handler& h,
-                                                        const asio::any_io_executor& strand) {
+std::shared_ptr<waiter_cancellation> watch_cancellation(
+    const outcome_handler& h, const asio::strand<asio::any_io_executor>& strand) {
   auto state = std::make_shared<waiter_cancellation>();
   auto slot = asio::get_associated_cancellation_slot(h);
   if (slot.is_connected()) {

@@ -98,10 +98,19 @@ batch. Allocation calls per intent are heaptrack's.
 | `orders::order_body`: the create body written without a JSON tree, same bytes (95852cb) | 165,386 | |
 | pooled easy handles keep the transport's options, no `curl_easy_reset` (ad6588d) | 162,457 | |
 | header checks in one pass (d28095d); an outcome's copies share its fields (85d2055) | 154,194 | 124 |
-| `client_options::executor_is_serial`, set by idem-cli: no strand of the client's own (d8cba05) | 149,554 → 143,965 | 111 |
 | raw libcurl, same invocations | 89,918–91,695 | 53 |
 
-What is left (143,965 against about 90,000): allocations and copies around each attempt (the
+Tried and reverted: `client_options::executor_is_serial` (d8cba05, reverted in the next commit),
+with which the client used a serial executor as it is instead of a strand of its own. At 16 in
+flight it took 149,554 → 143,965 instructions (111 allocations) per intent; at 5,000 in flight
+it cost more CPU than it saved: `idem-cli load` of 10,000 intents against the minimal server
+delaying 500 ms took 2.05–2.10 s of user time against 1.54–1.70 s without it, with the same
+system calls (5,000 connects, 30,668 against 32,185 polls). The time went to libcurl itself,
+whose profile then showed its per-transfer work growing with the transfers in flight: without
+the strand's batching, completions and new transfers interleave differently. The harness's
+5,000-in-flight row went from 0.86× to 0.69× of raw libcurl's throughput.
+
+What is left (about 150,000 against about 90,000): allocations and copies around each attempt (the
 request's header list, the intent store's events, the completion's type-erased handlers), the
 Asio reactor's wait per socket readiness where raw libcurl polls, and curl's header callback,
 which raw libcurl does not install.

@@ -119,19 +119,12 @@ struct client_options {
   std::optional<std::uint64_t> rng_seed{};     ///< jitter seed, for repeatable tests
   /// Offline periods and returns to the foreground (idem/lifecycle.hpp, docs/MOBILE.md).
   lifecycle_policy lifecycle{};
-  /// The executor given to the client never runs two handlers at once: its io_context is run
-  /// by one thread only (an app's event loop, a command-line tool), or it is a strand. The
-  /// client then uses it as it is instead of a strand of its own, which costs a lock, a queue
-  /// and a heap-allocated executor copy per handler (docs/PERFORMANCE.md). Set it when that
-  /// holds, and never when several threads run the executor: the client's state would race.
-  bool executor_is_serial = false;
 };
 
 /// Submits intents. Thread-safety: every member may be called from any thread; the retry loops
-/// and the default transport run on a strand of the given executor (on the executor itself with
-/// client_options::executor_is_serial), so the io_context may be run by several threads. Destroying
-/// the client cancels every submission in flight: each completes (unresolved or not_sent), never
-/// dropped.
+/// and the default transport run on a strand of the given executor, so the io_context may be run
+/// by several threads. Destroying the client cancels every submission in flight: each completes
+/// (unresolved or not_sent), never dropped.
 class client {
  public:
   using signature = void(outcome);

@@ -1,11 +1,9 @@
 // An app that runs its io_context on several threads: the client's retry loops and its default
-// transport (libcurl's multi handle, which is not thread-safe) must all stay on one strand, the
-// client's own or, with client_options::executor_is_serial, the one the app passes.
+// transport (libcurl's multi handle, which is not thread-safe) must all stay on one strand.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/strand.hpp>
 #include <future>
 #include <thread>
 
@@ -17,10 +15,7 @@ namespace {
 using testing::api_client;
 using testing::running_server;
 
-// Submits 200 intents from this thread while four threads run the io_context; the client gets
-// the io_context's executor (its own strand inside) or, with `app_strand`, a strand of it that
-// the app says is serial.
-void every_intent_once_from_four_threads(bool app_strand) {
+TEST(LiveClientThreads, AnIoContextRunByFourThreadsGetsEveryIntentThroughExactlyOnce) {
   running_server server;
   api_client api{server.port(), tenant};
   constexpr int intents = 200;
@@ -38,11 +33,8 @@ void every_intent_once_from_four_threads(bool app_strand) {
   auto options = live_options(server.port());
   options.deadline.total = 50s;
   options.deadline.attempt_timeout = 10s;
-  options.executor_is_serial = app_strand;
-  boost::asio::any_io_executor executor = io.get_executor();
-  if (app_strand) executor = boost::asio::make_strand(io);
   {
-    client c{executor, options};
+    client c{io.get_executor(), options};
     for (int n = 0; n < intents; ++n) {
       // Submitted from this thread while four others run the loop.
       c.async_submit(orders::create(order_of("m-threads-" + std::to_string(n))), [&](outcome o) {
@@ -60,14 +52,6 @@ void every_intent_once_from_four_threads(bool app_strand) {
   const auto stats = api.stats();
   EXPECT_EQ(stats["orders"], intents) << stats.dump();
   EXPECT_EQ(stats["max_keys_per_business_id"], 1) << stats.dump();
-}
-
-TEST(LiveClientThreads, AnIoContextRunByFourThreadsGetsEveryIntentThroughExactlyOnce) {
-  every_intent_once_from_four_threads(/*app_strand=*/false);
-}
-
-TEST(LiveClientThreads, AStrandTheAppSaysIsSerialKeepsFourThreadsSafe) {
-  every_intent_once_from_four_threads(/*app_strand=*/true);
 }
 
 }  // namespace

@@ -14,8 +14,6 @@ client_options client_settings(const std::string& url, const std::string& token,
   o.deadline.total = deadline;
   o.deadline.lookup_reserve = std::min(o.deadline.lookup_reserve, deadline / 10);
   o.deadline.attempt_timeout = std::min(o.deadline.attempt_timeout, deadline);
-  // Every command runs its io_context on the main thread alone (io.run()).
-  o.executor_is_serial = true;
   return o;
 }
 
