@@ -1,7 +1,7 @@
 // What idem::curl_transport reuses from one request to the next, and what it must not: easy
-// handles come from a pool (reset between requests), connections stay cached for as many
-// transfers as are in flight. Against a loopback peer that records every request and counts
-// the connections it accepted.
+// handles come from a pool (each request sets its own options and clears its pointers), connections
+// stay cached for as many transfers as are in flight. Against a loopback peer that records every
+// request and counts the connections it accepted.
 
 #include <gtest/gtest.h>
 
@@ -204,7 +204,7 @@ TEST_F(curl_transport_reuse_test, ReusedHandleCancelledBeforeItSentIsNotSent) {
 
 TEST_F(curl_transport_reuse_test, ReusedHandleDestroyedBeforeItRanIsNotSent) {
   // Ended before curl looked at it at all: what curl reports is still the handle's last
-  // transfer's, unless the pool's reset cleared it.
+  // transfer's (the pool does not reset handles), so it must not count.
   recording_peer peer(io_);
   std::optional<transport_result> out;
   {
