@@ -27,12 +27,13 @@ void memory_intent_store::apply_locked(const intent_event& e) {
     if (!c) return;  // an event for an intent this store never saw (or already forgot)
     const auto seq = next_seq_++;
     it = records_.emplace(key, entry{seq, make_record(*c), {}}).first;
-    open_.emplace(seq, key);
+    open_.emplace(seq, &it->first);
   }
   entry& en = it->second;
   const bool was_open = en.record.is_open();
   apply(en.record, e);
-  if (en.timeline.empty()) en.timeline.reserve(4);  // created, started, finished, outcome
+  // Created and started, while in flight; it grows to 4 lines (finished, outcome) at the end.
+  if (en.timeline.empty()) en.timeline.reserve(2);
   en.timeline.push_back(timeline_of(e));
   if (en.timeline.size() > options_.max_timeline) {
     en.timeline.erase(en.timeline.begin(),
@@ -42,7 +43,7 @@ void memory_intent_store::apply_locked(const intent_event& e) {
   if (was_open && !en.record.is_open()) {
     open_.erase(en.seq);
     const wall_time at = en.record.finished_at.value_or(wall_time{});
-    finals_.emplace_back(at, key);
+    finals_.emplace_back(at, &it->first);
     forget_expired_locked(at);
   }
 }
@@ -51,8 +52,9 @@ void memory_intent_store::forget_expired_locked(wall_time now) {
   // Finals are queued in the order they became final, so the oldest are at the front.
   while (!finals_.empty() && (finals_.size() > options_.max_final ||
                               finals_.front().first + options_.retention <= now)) {
-    records_.erase(finals_.front().second);
+    const auto it = records_.find(*finals_.front().second);
     finals_.pop_front();
+    records_.erase(it);
   }
 }
 
@@ -68,7 +70,7 @@ std::vector<intent_record> memory_intent_store::open_intents() const {
   std::vector<intent_record> out;
   out.reserve(open_.size());
   for (const auto& [seq, key] : open_)
-    out.push_back(records_.at(key).record);
+    out.push_back(records_.at(*key).record);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "single_flight.hpp"
 
+#include "submit_operation.hpp"
+
 namespace idem::detail {
 
 std::shared_ptr<submit_operation> single_flight::find(const std::string& key) const {
@@ -7,8 +9,11 @@ std::shared_ptr<submit_operation> single_flight::find(const std::string& key) co
   return it == flights_.end() ? nullptr : it->second;
 }
 
-void single_flight::insert(const std::string& key, std::shared_ptr<submit_operation> op) {
-  flights_[key] = std::move(op);
+void single_flight::insert(std::shared_ptr<submit_operation> op) {
+  const std::string_view key = op->what().key().str();
+  // Erased first: the entry's key views the flight it maps to, so it goes with it.
+  flights_.erase(key);
+  flights_.emplace(key, std::move(op));
 }
 
 void single_flight::erase(const std::string& key, const submit_operation* op) {

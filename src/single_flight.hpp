@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -14,14 +15,17 @@ class submit_operation;
 class single_flight {
  public:
   [[nodiscard]] std::shared_ptr<submit_operation> find(const std::string& key) const;
-  void insert(const std::string& key, std::shared_ptr<submit_operation> op);
+  // Under the key of `op`'s intent (replacing any flight under it).
+  void insert(std::shared_ptr<submit_operation> op);
   // Removes `key` only if it still maps to `op` (a finished flight never evicts a newer one).
   void erase(const std::string& key, const submit_operation* op);
   [[nodiscard]] std::vector<std::shared_ptr<submit_operation>> all() const;
   [[nodiscard]] std::size_t size() const { return flights_.size(); }
 
  private:
-  std::unordered_map<std::string, std::shared_ptr<submit_operation>> flights_;
+  // Each key views the key of the intent of the flight it maps to (which it keeps alive): no
+  // copy of it per flight.
+  std::unordered_map<std::string_view, std::shared_ptr<submit_operation>> flights_;
 };
 
 }  // namespace idem::detail

@@ -74,7 +74,7 @@ void admit(const std::shared_ptr<client::core>& core, const intent& what,
     }
   }
   auto op = std::make_shared<submit_operation>(core, what, callers.front().options);
-  core->flights.insert(what.key().str(), op);
+  core->flights.insert(op);
   for (auto& c : callers)
     op->join(std::move(c.handler), c.cancellation);
   if (core->shutting_down) op->cancel(boost::asio::cancellation_type::terminal);

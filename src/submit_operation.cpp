@@ -138,9 +138,13 @@ bool submit_operation::failed_attempts_exhausted() const {
 
 std::string submit_operation::absolute(const std::string& path_or_url) const {
   if (path_or_url.find("://") != std::string::npos) return path_or_url;
-  if (!path_or_url.empty() && path_or_url.front() != '/')
-    return core_->base_url + "/" + path_or_url;
-  return core_->base_url + path_or_url;
+  const bool slash = !path_or_url.empty() && path_or_url.front() != '/';
+  // One allocation (base + path would copy the base, then grow it).
+  std::string url;
+  url.reserve(core_->base_url.size() + 1 + path_or_url.size());
+  url.append(core_->base_url);
+  if (slash) url.push_back('/');
+  return url.append(path_or_url);
 }
 
 bool submit_operation::same_origin(const std::string& url) const {
@@ -155,13 +159,18 @@ http_request submit_operation::make_request(std::string method, std::string url,
   req.method = std::move(method);
   req.url = std::move(url);
   req.timeout = timeout;
+  // The app's headers, then up to five of ours (credentials, Accept; a write adds the key,
+  // Content-Type and Prefer): one allocation rather than the vector's growth.
+  req.headers.reserve(core_->opts.headers.size() + options_.headers.size() + 5);
   req.headers = core_->opts.headers;
   req.headers.insert(req.headers.end(), options_.headers.begin(), options_.headers.end());
   const auto& cred = core_->opts.credentials;
   std::string secret = cred.provider ? cred.provider() : cred.value;
   // The credentials go only to the API's own origin (a 202's Location elsewhere is never
   // polled, but a lookup URL may be absolute).
-  if (!secret.empty() && same_origin(req.url)) req.headers.emplace_back(cred.header, secret);
+  if (!secret.empty() && same_origin(req.url)) {
+    req.headers.emplace_back(cred.header, std::move(secret));
+  }
   req.headers.emplace_back("Accept", "application/json");
   return req;
 }
@@ -324,7 +333,7 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
   // The last answer is kept, for an unresolved outcome's context, only where the submission
   // goes on, and moved there: a copy of every answer's body and headers cost an allocation each.
   auto keep_as_last = [this](answer& kept) {
-    if (kept.status != 0) last_answer_ = std::move(kept);
+    if (kept.status != 0) last_answer_ = std::make_unique<answer>(std::move(kept));
   };
   switch (a.cls) {
     case attempt_class::succeeded:
@@ -415,12 +424,13 @@ void submit_operation::finish_stopped() {
   if (all_not_sent_) {
     return finish(outcome_fields{.kind = outcome_kind::not_sent});
   }
+  if (!last_answer_) return finish(outcome_fields{.kind = outcome_kind::unresolved});
   // The last answer is needed no more: the submission ends here.
   return finish(outcome_fields{.kind = outcome_kind::unresolved,
-                               .status = last_answer_.status,
-                               .body = std::move(last_answer_.body),
-                               .problem_type = std::move(last_answer_.problem),
-                               .headers = std::move(last_answer_.headers)});
+                               .status = last_answer_->status,
+                               .body = std::move(last_answer_->body),
+                               .problem_type = std::move(last_answer_->problem),
+                               .headers = std::move(last_answer_->headers)});
 }
 
 void submit_operation::finish(outcome_fields f, bool record) {

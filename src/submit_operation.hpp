@@ -169,7 +169,9 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   std::string poll_url_;
   std::chrono::steady_clock::time_point next_resend_;
   std::error_code last_transport_error_;
-  answer last_answer_;  // the last HTTP answer to a write, for an unresolved outcome's status
+  // The last HTTP answer to a write, for an unresolved outcome's status; allocated only when a
+  // submission goes on after an answer (most in flight never have one).
+  std::unique_ptr<answer> last_answer_;
 
   bool parked_ = false;  // waiting for the network (in core::parked)
   std::uint64_t park_generation_ = 0;

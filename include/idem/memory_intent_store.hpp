@@ -59,8 +59,9 @@ class memory_intent_store final : public intent_store {
   memory_store_options options_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, entry> records_;
-  std::map<std::uint64_t, std::string> open_;             // seq -> key, oldest first
-  std::deque<std::pair<wall_time, std::string>> finals_;  // in the order they became final
+  // Both point at a key of records_ (a node's key stays where it is until the node is erased).
+  std::map<std::uint64_t, const std::string*> open_;             // seq -> key, oldest first
+  std::deque<std::pair<wall_time, const std::string*>> finals_;  // in the order they became final
   std::uint64_t next_seq_ = 0;
 };
 

@@ -87,6 +87,32 @@ TEST(MemoryIntentStore, OpenIntentsComeOldestFirstAndLeaveWhenFinal) {
   EXPECT_EQ(open[3].what.key(), all[4].key());
 }
 
+// The lists of open and of final intents refer to the table's own keys: they must still hold
+// after the table has grown (rehashed) many times, and after others were forgotten.
+TEST(MemoryIntentStore, OpenAndFinalListsHoldWhileTheTableGrowsAndShrinks) {
+  memory_intent_store s({.retention = 24h, .max_final = 100});
+  std::vector<intent> all;
+  for (int n = 0; n < 2000; ++n) {
+    all.push_back(order(n));
+    s.write(events::created{.what = all.back(), .at = t0});
+    if (n % 2 == 1) finish(s, all.back(), t0 + std::chrono::seconds(n));
+  }
+  EXPECT_EQ(s.size(), 1000u + 100u);
+  const auto open = s.open_intents();
+  ASSERT_EQ(open.size(), 1000u);
+  for (std::size_t i = 0; i < open.size(); ++i)
+    EXPECT_EQ(open[i].what.key(), all[2 * i].key()) << i;
+  EXPECT_FALSE(s.find(all[1799].key()));  // final, past the newest 100
+  EXPECT_TRUE(s.find(all[1801].key()));
+  // Every open one ends: the oldest finals go as the newest come.
+  for (int n = 0; n < 2000; n += 2)
+    finish(s, all[n], t0 + std::chrono::seconds(2000 + n));
+  EXPECT_TRUE(s.open_intents().empty());
+  EXPECT_EQ(s.size(), 100u);
+  EXPECT_TRUE(s.find(all[1998].key()));
+  EXPECT_FALSE(s.find(all[1799].key()));
+}
+
 TEST(MemoryIntentStore, EventsForUnknownKeysAreIgnoredAndACreatedTwiceChangesNothing) {
   memory_intent_store s;
   const auto i = order(0);
