@@ -32,6 +32,17 @@ const nlohmann::json& intent::payload() const {
   return d_->payload;
 }
 
+const business_lookup& intent::lookup() const {
+  if (!d_->own_business_id) return *d_->lookup;
+  // Made on first use only: most intents are never looked up (and a journal reads it once).
+  std::call_once(d_->lookup_made, [this] {
+    auto whole = std::make_unique<business_lookup>(*d_->lookup);
+    whole->business_id = d_->business_id;
+    d_->whole_lookup = std::move(whole);
+  });
+  return *d_->whole_lookup;
+}
+
 bool intent::same_request(const intent& other) const noexcept {
   return d_ == other.d_ || (d_->key == other.d_->key && d_->op.method == other.d_->op.method &&
                             d_->op.path == other.d_->op.path && d_->body == other.d_->body);

@@ -127,8 +127,21 @@ std::string order_body(const order_request& req) {
   return out;
 }
 
+namespace {
+
+// The lookup of every order's create, but for its business ID (each order's own): shared by
+// them all rather than a copy of its strings per order. Immutable.
+const std::shared_ptr<const business_lookup>& order_created_shared() {
+  static const auto shared = std::make_shared<const business_lookup>(order_created_lookup({}));
+  return shared;
+}
+
+}  // namespace
+
 intent create(const order_request& req, key_format format) {
-  return create(req, "/v1/orders", order_created_lookup(req.merchant_order_id), format);
+  return detail::intent_builder::from_json_text(idempotency_key::mint(format),
+                                                {"POST", "/v1/orders"}, order_body(req),
+                                                order_created_shared(), req.merchant_order_id);
 }
 
 intent create(const order_request& req, std::string path, business_lookup lookup,

@@ -54,18 +54,37 @@ class intent {
   [[nodiscard]] const nlohmann::json& payload() const;
   /// The request body, serialised once so every attempt sends identical bytes.
   [[nodiscard]] const std::string& body() const noexcept { return d_->body; }
-  [[nodiscard]] const business_lookup& lookup() const noexcept { return d_->lookup; }
+  /// How to find the intent's result by business ID. Thread-safe.
+  [[nodiscard]] const business_lookup& lookup() const;
   /// Same key, operation and body: two objects for the same intent.
   [[nodiscard]] bool same_request(const intent& other) const noexcept;
 
  private:
   struct data {
     data(idempotency_key k, operation o, std::string b, business_lookup l)
-        : key(std::move(k)), op(std::move(o)), body(std::move(b)), lookup(std::move(l)) {}
+        : key(std::move(k)),
+          op(std::move(o)),
+          body(std::move(b)),
+          lookup(std::make_shared<const business_lookup>(std::move(l))) {}
+    // A lookup shared with other intents, but for its business ID.
+    data(idempotency_key k, operation o, std::string b,
+         std::shared_ptr<const business_lookup> shared, std::string business_id)
+        : key(std::move(k)),
+          op(std::move(o)),
+          body(std::move(b)),
+          lookup(std::move(shared)),
+          business_id(std::move(business_id)),
+          own_business_id(true) {}
     idempotency_key key;
     operation op;
     std::string body;
-    business_lookup lookup;
+    // The lookup (about 500 bytes with its strings): whole, or shared by many intents (orders
+    // all look theirs up the same way) with `business_id` taking the place of its own.
+    std::shared_ptr<const business_lookup> lookup;
+    std::string business_id;
+    bool own_business_id = false;
+    mutable std::once_flag lookup_made;
+    mutable std::unique_ptr<const business_lookup> whole_lookup;  // set once, by lookup()
     mutable std::once_flag parsed;
     mutable nlohmann::json payload;  // set once, by payload()
   };

@@ -88,4 +88,19 @@ TEST(OrderCreate, PathAndLookupOfTheCallersRoute) {
   EXPECT_NE(standard.key(), own.key());  // every create is a new intent
 }
 
+// Orders share one lookup but for the business ID: each one's is the whole lookup of its own
+// merchant order id, as order_created_lookup makes it, and stays so for every copy.
+TEST(OrderCreate, EachOrderHasTheWholeLookupOfItsOwnMerchantOrderId) {
+  auto first_req = sample();
+  auto second_req = sample();
+  second_req.merchant_order_id = "a-merchant-order-id-longer-than-sso";
+  const auto first = idem::orders::create(first_req);
+  const auto second = idem::orders::create(second_req);
+  const auto copy = first;
+  EXPECT_EQ(second.lookup(), idem::orders::order_created_lookup(second_req.merchant_order_id));
+  EXPECT_EQ(first.lookup(), idem::orders::order_created_lookup(first_req.merchant_order_id));
+  EXPECT_EQ(&copy.lookup(), &first.lookup());  // made once per intent
+  EXPECT_TRUE(first.lookup().enabled());
+}
+
 }  // namespace

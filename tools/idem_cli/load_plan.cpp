@@ -63,6 +63,8 @@ class order_planner {
  private:
   // The orders API's body, to --path, with the chosen lookup; a key of its own.
   [[nodiscard]] intent create(const orders::order_request& req) const {
+    // The orders API's own path and lookup: the intents share one lookup.
+    if (args_.path == "/v1/orders" && !args_.common.lookup.overrides()) return orders::create(req);
     return orders::create(
         req, args_.path,
         choose_lookup(args_.common.lookup, orders::order_created_lookup(req.merchant_order_id)));
