@@ -110,10 +110,37 @@ whose profile then showed its per-transfer work growing with the transfers in fl
 the strand's batching, completions and new transfers interleave differently. The harness's
 5,000-in-flight row went from 0.86× to 0.69× of raw libcurl's throughput.
 
-What is left (about 150,000 against about 90,000): allocations and copies around each attempt (the
-request's header list, the intent store's events, the completion's type-erased handlers), the
-Asio reactor's wait per socket readiness where raw libcurl polls, and curl's header callback,
-which raw libcurl does not install.
+### Third round: memory per request in flight, and the completion's hop
+
+Instructions as in the second round (two invocations of `scripts/perf_instructions.sh 5000 16`
+with the four builds; a count moves by up to 3,000 between them). Memory is heaptrack's peak
+heap (as it prints it) of `idem-cli load --orders 10000 --concurrency 5000` against
+`idem_minimal_server --delay-ms 500`, where raw libcurl's (`idem_raw_curl_load`, same
+requests) is 138.50M: libcurl's own connection and handle buffers, about 27 KiB per request in
+flight, are most of both.
+
+| change (commit) | instructions per intent | allocations per intent | peak heap at 5,000 in flight |
+|---|---|---|---|
+| before (0d69589) | 149,919 / 149,783 | 124 | 166.94M |
+| header lines and URL really freed once curl has them (`= {}` kept their capacity), the memory store's lists point at its keys, a submission's last answer kept only when needed, fewer allocations per attempt (afd913a) | 148,225 / 147,672 | | 161.66M |
+| a transport result posted straight to the client's strand when its handler is bound there, not through two type-erased hops (0dabe9c) | 143,081 / 145,262 | | 161.66M |
+| orders share one lookup but for their business ID; the load's handler keeps the intent instead of a copy of its key (55045fe) | 142,295 / 139,591 | 105 | 159.13M |
+| raw libcurl, same invocations | 90,797 / 91,207 | 53 | 138.50M |
+
+idem's heap above raw libcurl's at 5,000 in flight went from 28.44M to 20.63M (27 % less).
+What is left of it, per request in flight (heaptrack, peak): the memory store's record and its
+two timeline lines (about 610 bytes), the submission (500), the transport's transfer (490),
+the intent with its body (590), the Asio socket watch and its waits (590), the request's
+header lines (270) and its copy of the body (170), the caller's handler and its cancellation slot (520), and `idem-cli`'s
+own bookkeeping (220). Going under 2 KiB needs fewer, smaller objects per intent, not trims.
+
+What is left of the CPU (about 140,000 against about 91,000 instructions): libcurl does about
+8,000 more for idem's request, which carries two more header lines (`User-Agent`, and
+`Prefer: wait=N`, which asks the server to wait for a busy first execution; curl 7.88 formats
+each request line byte by byte, about 115 instructions a byte) and a header callback;
+allocations and copies around each attempt (the intent store's four events with their key
+copies, the request's header strings, the response's fields) are about 52 more allocations
+per intent; the rest is the client's own work and Asio's type-erased executors.
 )";
 }
 
