@@ -15,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/asio/write.hpp>
@@ -689,6 +690,36 @@ TEST_F(curl_transport_test, HandlerRunsOnItsAssociatedExecutor) {
   EXPECT_FALSE(called);
   ASSERT_TRUE(run_until(other, [&] { return called; }));
   EXPECT_TRUE(on_other);
+}
+
+// On a strand (as the client builds it), a result goes straight to that strand when the
+// handler is bound to it; a handler bound to another strand still runs on its own (which
+// Asio may enter from within ours: a dispatch).
+TEST_F(curl_transport_test, OnAStrandTheHandlerRunsOnItsOwnStrandWhetherOursOrAnother) {
+  testing::running_server server;
+  const auto ours = asio::make_strand(asio::any_io_executor(io_.get_executor()));
+  const auto theirs = asio::make_strand(asio::any_io_executor(io_.get_executor()));
+  curl_transport t(ours);
+  int called = 0;
+  bool same_on_ours = false;
+  bool other_on_theirs = false;
+  asio::post(ours, [&] {
+    t.async_send(get_request(url(server.port(), "/healthz")),
+                 asio::bind_executor(ours, [&](transport_result r) {
+                   ++called;
+                   same_on_ours = ours.running_in_this_thread();
+                   EXPECT_FALSE(r.ec) << r.ec.message();
+                 }));
+    t.async_send(get_request(url(server.port(), "/healthz")),
+                 asio::bind_executor(theirs, [&](transport_result r) {
+                   ++called;
+                   other_on_theirs = theirs.running_in_this_thread();
+                   EXPECT_FALSE(r.ec) << r.ec.message();
+                 }));
+  });
+  ASSERT_TRUE(run_until(io_, [&] { return called == 2; }));
+  EXPECT_TRUE(same_on_ours);
+  EXPECT_TRUE(other_on_theirs);
 }
 
 TEST_F(curl_transport_test, UseFutureWorks) {
