@@ -37,7 +37,7 @@ void configure_proxy(const proxy_options& proxy, Set& set) {
 
 curl_request::curl_request(http_request req, const curl_transport_options& options,
                            curl_handle_pool& pool)
-    : req_(std::move(req)), max_response_bytes_(options.max_response_bytes), pool_(pool) {
+    : max_response_bytes_(options.max_response_bytes), pool_(pool) {
   const auto handle = pool_.take();
   easy_ = handle.easy;
   fresh_handle_ = handle.fresh;
@@ -47,7 +47,7 @@ curl_request::curl_request(http_request req, const curl_transport_options& optio
   }
   if (fresh_handle_) configure_handle(options);
   handle_ready_ = !setup_error_;
-  if (handle_ready_) configure_request(options);
+  if (handle_ready_) configure_request(req, options);
 }
 
 curl_request::~curl_request() {
@@ -127,32 +127,36 @@ void curl_request::configure_handle(const curl_transport_options& options) {
   setup_error_ = set.error();
 }
 
-void curl_request::configure_request(const curl_transport_options& options) {
+void curl_request::configure_request(http_request& req, const curl_transport_options& options) {
   // Everything a request sets for itself, every time: a kept handle still has its last
   // request's values (its URL, timeouts, method).
   option_setter set{easy_};
-  const long total_ms = static_cast<long>(req_.timeout.count());
+  const long total_ms = static_cast<long>(req.timeout.count());
   const long connect_ms =
       options.connect_timeout.count() > 0
           ? std::min(total_ms, static_cast<long>(options.connect_timeout.count()))
           : total_ms;
-  set(CURLOPT_URL, req_.url.c_str());
+  set(CURLOPT_URL, req.url.c_str());
   set(CURLOPT_TIMEOUT_MS, total_ms);
   set(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
 
   const char* custom_method = nullptr;
-  if (req_.method == "GET" && req_.body.empty()) {
+  if (req.method == "GET" && req.body.empty()) {
     set(CURLOPT_HTTPGET, 1L);  // also clears a kept handle's NOBODY
-  } else if (req_.method == "HEAD") {
+  } else if (req.method == "HEAD") {
     set(CURLOPT_NOBODY, 1L);
   } else {
     // POSTFIELDS with an explicit size sends `Content-Length` even for an empty body (a bodiless
     // POST otherwise goes out without one, which some servers answer with 411).
+    // curl reads the body in place, while the transfer lasts: the one part of the request
+    // this object keeps (curl copies the URL and the method, and the header lines live in
+    // headers_), so that nothing else of it stays allocated while the request is in flight.
+    body_ = std::move(req.body);
     set(CURLOPT_NOBODY, 0L);
     set(CURLOPT_POST, 1L);
-    set(CURLOPT_POSTFIELDS, req_.body.data());
-    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req_.body.size()));
-    if (req_.method != "POST") custom_method = req_.method.c_str();
+    set(CURLOPT_POSTFIELDS, body_.data());
+    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_.size()));
+    if (req.method != "POST") custom_method = req.method.c_str();
   }
   // nullptr clears the method a kept handle's last request may have set.
   set(CURLOPT_CUSTOMREQUEST, custom_method);
@@ -164,24 +168,17 @@ void curl_request::configure_request(const curl_transport_options& options) {
     setup_error_ = ec;
     return;
   }
-  set_headers();
+  set_headers(req.headers);
 }
 
-void curl_request::set_headers() {
-  if (auto ec = headers_.assign(req_.headers)) {
+void curl_request::set_headers(const header_list& headers) {
+  if (auto ec = headers_.assign(headers)) {
     setup_error_ = ec;
     return;
   }
   if (curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_.get()) != CURLE_OK) {
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
-    return;
   }
-  // curl copied the URL and the method, and the header lines live in headers_: of the request
-  // only the body is still read (in place, POSTFIELDS), so the rest is not kept for the whole
-  // time the request is in flight. Swapped with empty ones: `= {}` would keep their capacity
-  // (the vector's assign, and the string's own buffer), about 560 bytes per request in flight.
-  header_list{}.swap(req_.headers);
-  std::string{}.swap(req_.url);
 }
 
 bool curl_request::admit(std::size_t n) noexcept {

@@ -53,14 +53,14 @@ class curl_request {
                        int local_port);
 
   void configure_handle(const curl_transport_options& options);
-  void configure_request(const curl_transport_options& options);
-  void set_headers();
+  // Takes the body out of `req`; the rest of it is not kept.
+  void configure_request(http_request& req, const curl_transport_options& options);
+  void set_headers(const header_list& headers);
   // Counts response bytes against the limit; false (and too_large_) once it is exceeded.
   bool admit(std::size_t n) noexcept;
   [[nodiscard]] bool reused_connection() const;
 
-  http_request req_;  // the body must outlive the transfer: curl reads it in place (its headers
-                      // and URL are freed once curl has them)
+  std::string body_;  // curl reads it in place (POSTFIELDS) until the transfer ends
   std::size_t max_response_bytes_;
   curl_handle_pool& pool_;
   CURL* easy_ = nullptr;
