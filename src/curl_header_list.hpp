@@ -2,16 +2,16 @@
 // A request's header fields as the list CURLOPT_HTTPHEADER reads (private to the idem library).
 //
 // curl_slist_append makes a node and a copy of the line per field, after the line itself was
-// built: three allocations or more per field and attempt. Here every line goes into one buffer
-// and the nodes into one array, two allocations in all. That is sound because curl only reads
-// the list (it copies whatever it changes) and does not care who made the nodes; these are
-// ours, never given to curl_slist_free_all.
+// built: three allocations or more per field and attempt. Here the nodes and every line go into
+// one buffer, one allocation in all. That is sound because curl only reads the list (it copies
+// whatever it changes) and does not care who made the nodes; these are ours, never given to
+// curl_slist_free_all.
 
 #include <curl/curl.h>
 
-#include <string>
+#include <cstddef>
+#include <memory>
 #include <system_error>
-#include <vector>
 
 #include "idem/http_headers.hpp"
 
@@ -26,11 +26,11 @@ class curl_header_list {
   [[nodiscard]] std::error_code assign(const header_list& headers);
 
   /// The list for CURLOPT_HTTPHEADER (nullptr before assign()).
-  [[nodiscard]] curl_slist* get() noexcept { return nodes_.empty() ? nullptr : nodes_.data(); }
+  [[nodiscard]] curl_slist* get() noexcept { return first_; }
 
  private:
-  std::string lines_;  // every line, each ended by a NUL
-  std::vector<curl_slist> nodes_;
+  std::unique_ptr<std::byte[]> storage_;  // the nodes, then their lines (each ended by a NUL)
+  curl_slist* first_ = nullptr;
 };
 
 }  // namespace idem::detail

@@ -367,6 +367,9 @@ TEST_F(curl_transport_test, EveryHeaderThatCouldEndOrSplitItsLineIsRefused) {
       {{"X\tY", "v"}},
       {{"X\rY", "v"}},
       {{"X\nY", "v"}},
+      // A NUL would end the line early: curl would take "X" for the line and "Y: v" for the
+      // next one.
+      {{std::string("X\0Y", 3), "v"}},
       {{"X", "a\rb"}},
       {{"X", "a\nb"}},
       {{"X", std::string("a\0b", 3)}},
