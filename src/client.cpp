@@ -105,7 +105,7 @@ client::~client() {
 void client::submit_impl(const intent& i, submit_options options,
                          boost::asio::any_completion_handler<signature> handler) {
   auto c = core_;
-  auto cancellation = detail::watch_cancellation(handler, c->strand);
+  auto cancellation = detail::watch_cancellation(handler, c);
   boost::asio::post(c->strand,
                     [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
                       std::vector<detail::pending_caller> callers;

@@ -83,7 +83,7 @@ void submit_operation::on_lookup_done(transport_result r) {
   // A GET changes nothing: asking again is always safe, within the time left.
   const auto now = deadline_now();
   const milliseconds room = deadline_->lookup_sleep_room(now);
-  milliseconds delay = lookup_backoff_.next_delay(core_->rng);
+  milliseconds delay = rare().lookups.next_delay(core_->rng);
   if (r.failure == transport_failure::none) {
     if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);
   }

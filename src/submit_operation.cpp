@@ -14,11 +14,12 @@ using std::chrono::milliseconds;
 
 submit_operation::submit_operation(std::shared_ptr<client::core> core, intent what,
                                    submit_options options)
-    : core_(std::move(core)),
-      intent_(std::move(what)),
-      options_(std::move(options)),
-      backoff_(core_->opts.backoff),
-      lookup_backoff_(core_->opts.backoff) {}
+    : core_(std::move(core)), intent_(std::move(what)), options_(std::move(options)) {}
+
+submit_operation::rare_state& submit_operation::rare() {
+  if (!rare_) rare_ = std::make_unique<rare_state>(core_->opts.backoff);
+  return *rare_;
+}
 
 void submit_operation::start(std::optional<intent_record> earlier) {
   start_ = core_->sched->now();
@@ -120,7 +121,7 @@ bool submit_operation::stopping() const noexcept {
 }
 
 void submit_operation::follow(pending_caller c) {
-  successors_.push_back(std::move(c));
+  rare().successors.push_back(std::move(c));
 }
 
 wall_time submit_operation::wall_now() const {
@@ -393,7 +394,7 @@ void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
   // A server that asks for more than the time left will not take our write in time: stop
   // writing now and keep the time for the lookup.
   if (retry_after && !deadline_->sleep_fits(*retry_after, now)) return settle();
-  milliseconds delay = backoff_.next_delay(core_->rng);
+  milliseconds delay = rare().retries.next_delay(core_->rng);
   if (retry_after) delay = std::max(delay, *retry_after);
   if (!deadline_->sleep_fits(delay, now)) {
     // Trim the jitter so that one more attempt still fits; never below Retry-After (it fits).
@@ -473,7 +474,7 @@ void submit_operation::finish(outcome_fields f, bool record) {
     deliver(std::move(w.handler), o, core_->ex);
   // Submissions that arrived while this flight was being cancelled start now, against the
   // store's record of everything this flight did.
-  if (!successors_.empty()) admit(core_, intent_, std::move(successors_));
+  if (rare_ && !rare_->successors.empty()) admit(core_, intent_, std::move(rare_->successors));
   core_->flight_ended();
 }
 

@@ -26,13 +26,17 @@ using outcome_handler = boost::asio::any_completion_handler<void(outcome)>;
 // Completes `h` with `o`: posted (never inline) to its associated executor.
 void deliver(outcome_handler h, outcome o, const boost::asio::any_io_executor& fallback);
 
+class submit_operation;
+
 // A caller's cancellation, shared by its slot handler (installed at once, on the caller's
 // thread) and the flight it joins later (on the strand), so that a cancel emitted before the
 // submission reaches the strand is not lost. `requested` (the cancellation_type bits, 0 for
-// none) is set at once on the emitting thread; `on_cancel` is touched only on the strand.
+// none) is set at once on the emitting thread; `flight` and `waiter` (whom a cancel concerns,
+// once the caller has joined) are touched only on the strand.
 struct waiter_cancellation {
   std::atomic<unsigned> requested{0};
-  std::function<void(boost::asio::cancellation_type)> on_cancel;
+  std::weak_ptr<submit_operation> flight;
+  std::uint64_t waiter = 0;
 };
 
 // A caller waiting for a flight to start (behind a flight that is being cancelled).
@@ -42,9 +46,10 @@ struct pending_caller {
   submit_options options{};  // used when this caller starts the flight; a joiner's are ignored
 };
 
-// Installs the caller's slot handler, if it has a slot. Call before posting to the strand.
-std::shared_ptr<waiter_cancellation> watch_cancellation(
-    const outcome_handler& h, const boost::asio::strand<boost::asio::any_io_executor>& strand);
+// Installs the caller's slot handler, if it has a slot (nullptr if not: nothing can cancel the
+// caller). Call before posting to the strand.
+std::shared_ptr<waiter_cancellation> watch_cancellation(const outcome_handler& h,
+                                                        const std::shared_ptr<client::core>& core);
 
 // A submission of `what` reaches the strand: joins the intent's flight, waits behind a flight
 // being cancelled, answers from the store (final, foreign credentials, another request under
@@ -68,6 +73,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void follow(pending_caller c);
   // The network is back: go on after `delay` (core::resume_delay). A no-op unless parked.
   void resume(std::chrono::milliseconds delay);
+  // The caller `id` cancelled (`type`); on the strand.
+  void on_waiter_cancelled(std::uint64_t id, boost::asio::cancellation_type type);
 
  private:
   struct waiter {
@@ -113,7 +120,6 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // `record` false: the outcome is the caller's answer but no state change of the intent (a
   // refusal before sending must not close an intent whose earlier attempts may have executed).
   void finish(outcome_fields f, bool record = true);
-  void on_waiter_cancelled(std::uint64_t id, boost::asio::cancellation_type type);
   [[nodiscard]] wall_time wall_now() const;
   void wait(std::chrono::milliseconds d, std::function<void()> next);
   // Sends `req` as the one transfer outstanding (cancellable), then calls on_done on the strand.
@@ -144,13 +150,10 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   submit_options options_;
   std::chrono::steady_clock::time_point start_;
   std::optional<deadline> deadline_;
-  backoff backoff_;
-  backoff lookup_backoff_;
   boost::asio::cancellation_signal signal_;  // cancels the one wait or transfer outstanding
   std::vector<waiter> waiters_;
   std::uint64_t next_waiter_id_ = 0;
 
-  std::vector<pending_caller> successors_;     // submissions that arrived while cancelling
   std::uint32_t earlier_attempts_ = 0;         // attempts of earlier submissions (per the store)
   std::optional<wall_time> first_attempt_at_;  // of the intent's whole life (per the store)
   std::chrono::steady_clock::time_point attempt_started_;
@@ -166,17 +169,29 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   bool checking_stale_key_ = false;  // looking up an old intent before re-sending it
   bool finished_ = false;
   bool polling_ = false;
-  std::string poll_url_;
-  std::chrono::steady_clock::time_point next_resend_;
   std::error_code last_transport_error_;
   // The last HTTP answer to a write, for an unresolved outcome's status; allocated only when a
   // submission goes on after an answer (most in flight never have one).
   std::unique_ptr<answer> last_answer_;
 
   bool parked_ = false;  // waiting for the network (in core::parked)
-  std::uint64_t park_generation_ = 0;
-  void (submit_operation::*parked_next_)() = nullptr;
   std::chrono::steady_clock::duration offline_at_start_{0};  // core::offline_total at start_
+
+  // What most flights never need (a flight answered at once has no retry, poll, lookup, park
+  // or successor): made on first use, so that such a flight carries none of it (about 180
+  // bytes of each of thousands in flight).
+  struct rare_state {
+    explicit rare_state(const backoff_policy& policy) : retries(policy), lookups(policy) {}
+    backoff retries;
+    backoff lookups;
+    std::vector<pending_caller> successors;  // submissions that arrived while cancelling
+    std::string poll_url;
+    std::chrono::steady_clock::time_point next_resend;
+    std::uint64_t park_generation = 0;
+    void (submit_operation::*parked_next)() = nullptr;
+  };
+  [[nodiscard]] rare_state& rare();
+  std::unique_ptr<rare_state> rare_;
 };
 
 }  // namespace idem::detail

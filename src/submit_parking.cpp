@@ -14,8 +14,8 @@ using std::chrono::milliseconds;
 bool submit_operation::park_if_offline(void (submit_operation::*next)()) {
   if (!core_->offline) return false;
   parked_ = true;
-  parked_next_ = next;
-  const auto generation = ++park_generation_;
+  rare().parked_next = next;
+  const auto generation = ++rare().park_generation;
   core_->parked.push_back(shared_from_this());
   if (core_->opts.lifecycle.pause_deadline_while_offline) return true;  // no timer: no wake-ups
   // The deadline runs on: once it has passed, nothing more can be tried, offline or not.
@@ -24,7 +24,8 @@ bool submit_operation::park_if_offline(void (submit_operation::*next)()) {
       left, asio::bind_cancellation_slot(
                 signal_.slot(), asio::bind_executor(core_->strand, [self = shared_from_this(),
                                                                     generation](std::error_code) {
-                  if (!self->parked_ || self->park_generation_ != generation) return;  // resumed
+                  if (!self->parked_ || self->rare_->park_generation != generation)
+                    return;  // resumed
                   self->unpark();
                   self->finish_stopped();
                 })));
@@ -33,13 +34,13 @@ bool submit_operation::park_if_offline(void (submit_operation::*next)()) {
 
 void submit_operation::unpark() {
   parked_ = false;
-  ++park_generation_;
+  ++rare().park_generation;
   std::erase_if(core_->parked, [this](const auto& op) { return op.get() == this; });
 }
 
 void submit_operation::resume(milliseconds delay) {
   if (!parked_) return;
-  const auto next = parked_next_;
+  const auto next = rare().parked_next;
   unpark();
   signal_.emit(asio::cancellation_type::terminal);  // the deadline's timer, if any: now stale
   if (delay <= milliseconds{0}) {

@@ -17,9 +17,9 @@ void submit_operation::begin_polling(const std::string& location) {
   // other, the POST itself is re-sent instead of polling.
   if (!location.empty()) {
     std::string url = absolute(location);
-    if (same_origin(url)) poll_url_ = std::move(url);
+    if (same_origin(url)) rare().poll_url = std::move(url);
   }
-  next_resend_ = core_->sched->now() + core_->opts.resend_interval;
+  rare().next_resend = core_->sched->now() + core_->opts.resend_interval;
   schedule_poll();
 }
 
@@ -41,13 +41,14 @@ void submit_operation::poll_once() {
   // Re-sending the POST with the same key lets the server take over a crashed executor's
   // expired lease; a busy original just answers 202 or 409 again. A re-send is a retry like any
   // other: it needs a token from the retry budget, else this round polls (or waits) instead.
-  const bool resend_due = poll_url_.empty() || now >= next_resend_;
+  auto& r = rare();
+  const bool resend_due = r.poll_url.empty() || now >= r.next_resend;
   if (resend_due && core_->budget.try_spend(now)) {
-    next_resend_ = now + core_->opts.resend_interval;
+    r.next_resend = now + core_->opts.resend_interval;
     return next_attempt();
   }
-  if (poll_url_.empty()) return schedule_poll();
-  auto req = make_request("GET", poll_url_, deadline_->attempt_timeout(deadline_now()));
+  if (r.poll_url.empty()) return schedule_poll();
+  auto req = make_request("GET", r.poll_url, deadline_->attempt_timeout(deadline_now()));
   send(std::move(req), &submit_operation::on_poll_done);
 }
 
@@ -59,7 +60,7 @@ void submit_operation::on_poll_done(transport_result r) {
   }
   if (r.response.status == 404) {
     // The status record is gone (purged, or another server): ask with the POST itself.
-    next_resend_ = core_->sched->now();
+    rare().next_resend = core_->sched->now();
     return schedule_poll();
   }
   auto body = parse_answer(r.response.body);  // too deep to read: no answer, poll again

@@ -4,6 +4,7 @@
 #include <boost/asio/append.hpp>
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/associated_executor.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
 #include "submit_operation.hpp"
@@ -12,26 +13,44 @@ namespace idem::detail {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
+namespace {
+
+// Calls `f` with `ex`, or with the io_context executor it wraps (the usual case) as its own
+// type. A caller's handler is type-erased: asking for its executor, with `ex` as the default,
+// wraps that default in an any_completion_executor, and an any_io_executor does not fit in its
+// small buffer (a heap copy per query), where an io_context executor does.
+template <class F>
+decltype(auto) with_executor(const asio::any_io_executor& ex, F&& f) {
+  if (const auto* io = ex.target<asio::io_context::executor_type>()) return f(*io);
+  return f(ex);
+}
+
+}  // namespace
+
 void deliver(outcome_handler h, outcome o, const asio::any_io_executor& fallback) {
   auto slot = asio::get_associated_cancellation_slot(h);
   if (slot.is_connected()) slot.clear();
   // post(ex, handler) runs the handler on its own associated executor (fallback: ex), later.
-  asio::post(fallback, asio::append(std::move(h), std::move(o)));
+  with_executor(fallback,
+                [&](const auto& ex) { asio::post(ex, asio::append(std::move(h), std::move(o))); });
 }
 
-std::shared_ptr<waiter_cancellation> watch_cancellation(
-    const outcome_handler& h, const asio::strand<asio::any_io_executor>& strand) {
-  auto state = std::make_shared<waiter_cancellation>();
+std::shared_ptr<waiter_cancellation> watch_cancellation(const outcome_handler& h,
+                                                        const std::shared_ptr<client::core>& core) {
   auto slot = asio::get_associated_cancellation_slot(h);
-  if (slot.is_connected()) {
-    // The cancel may be emitted from another thread: hop onto the strand before touching state.
-    slot.assign([state, strand](asio::cancellation_type type) {
-      state->requested |= static_cast<unsigned>(type);
-      asio::post(strand, [state, type] {
-        if (state->on_cancel) state->on_cancel(type);
+  if (!slot.is_connected()) return nullptr;
+  auto state = std::make_shared<waiter_cancellation>();
+  // The cancel may be emitted from another thread: hop onto the strand before touching state.
+  // The core is held weakly: a caller's slot must not keep a destroyed client's core alive
+  // (once the core is gone, so are its flights, and every caller has had its outcome).
+  slot.assign([state, weak_core = std::weak_ptr<client::core>(core)](asio::cancellation_type type) {
+    state->requested |= static_cast<unsigned>(type);
+    if (auto c = weak_core.lock()) {
+      asio::post(c->strand, [state, type] {
+        if (auto flight = state->flight.lock()) flight->on_waiter_cancelled(state->waiter, type);
       });
-    });
-  }
+    }
+  });
   return state;
 }
 
@@ -39,14 +58,14 @@ void submit_operation::join(outcome_handler h,
                             const std::shared_ptr<waiter_cancellation>& cancellation) {
   const auto id = next_waiter_id_++;
   // Keeps the waiter's executor from running out of work until its completion is posted.
-  auto work = asio::prefer(asio::get_associated_executor(h, core_->ex),
-                           asio::execution::outstanding_work.tracked);
+  auto work = with_executor(core_->ex, [&](const auto& ex) {
+    return asio::prefer(asio::get_associated_executor(h, ex),
+                        asio::execution::outstanding_work.tracked);
+  });
   waiters_.push_back(waiter{id, std::move(h), std::move(work)});
   if (!cancellation) return;
-  std::weak_ptr<submit_operation> weak = weak_from_this();
-  cancellation->on_cancel = [weak, id](asio::cancellation_type type) {
-    if (auto self = weak.lock()) self->on_waiter_cancelled(id, type);
-  };
+  cancellation->flight = weak_from_this();
+  cancellation->waiter = id;
   if (const unsigned early = cancellation->requested.load(); early != 0) {
     on_waiter_cancelled(id, static_cast<asio::cancellation_type>(early));
   }
