@@ -19,40 +19,64 @@ void memory_intent_store::write(intent_event e) {
   apply_locked(e);
 }
 
+std::shared_ptr<const std::string> memory_intent_store::principal_locked(const std::string& p) {
+  // One client's intents all carry its one principal: the last one seen is nearly always it.
+  if (!last_principal_ || *last_principal_ != p) last_principal_ = std::make_shared<std::string>(p);
+  return last_principal_;
+}
+
 void memory_intent_store::apply_locked(const intent_event& e) {
-  const std::string& key = key_of(e).str();
-  auto it = records_.find(key);
-  if (it == records_.end()) {
+  auto it = records_.find(key_of(e).str());
+  const bool made = it == records_.end();
+  if (made) {
     const auto* c = std::get_if<events::created>(&e);
     if (!c) return;  // an event for an intent this store never saw (or already forgot)
     const auto seq = next_seq_++;
-    it = records_.emplace(key, entry{seq, make_record(*c), {}}).first;
-    open_.emplace(seq, &it->first);
+    entry en{.seq = seq, .key_owner = c->what, .record = make_record(*c)};
+    en.principal = principal_locked(en.record.principal);
+    std::string{}.swap(en.record.principal);
+    // Copies of an intent share its data: the view stays valid while the entry holds one.
+    const std::string_view key = en.key_owner.key().str();
+    it = records_.emplace(key, std::move(en)).first;
+    open_.emplace(seq, it->first);
   }
   entry& en = it->second;
   const bool was_open = en.record.is_open();
-  apply(en.record, e);
-  // Created and started, while in flight; it grows to 4 lines (finished, outcome) at the end.
-  if (en.timeline.empty()) en.timeline.reserve(2);
-  en.timeline.push_back(timeline_of(e));
-  if (en.timeline.size() > options_.max_timeline) {
+  if (!made) {
+    apply(en.record, e);
+    // Started, while in flight; finished and outcome follow at the end.
+    if (en.timeline.size() == 1) en.timeline.reserve(3);
+    en.timeline.push_back(timeline_of(e));
+  }
+  std::size_t excess = en.timeline.size() + (en.created_line_dropped ? 0 : 1);
+  if (excess > options_.max_timeline) {
+    excess -= options_.max_timeline;
+    if (!en.created_line_dropped) {
+      en.created_line_dropped = true;
+      --excess;
+    }
     en.timeline.erase(en.timeline.begin(),
-                      en.timeline.begin() +
-                          static_cast<std::ptrdiff_t>(en.timeline.size() - options_.max_timeline));
+                      en.timeline.begin() + static_cast<std::ptrdiff_t>(excess));
   }
   if (was_open && !en.record.is_open()) {
     open_.erase(en.seq);
     const wall_time at = en.record.finished_at.value_or(wall_time{});
-    finals_.emplace_back(at, &it->first);
+    finals_.emplace_back(at, it->first);
     forget_expired_locked(at);
   }
+}
+
+intent_record memory_intent_store::record_of(const entry& en) const {
+  intent_record r = en.record;
+  r.principal = *en.principal;
+  return r;
 }
 
 void memory_intent_store::forget_expired_locked(wall_time now) {
   // Finals are queued in the order they became final, so the oldest are at the front.
   while (!finals_.empty() && (finals_.size() > options_.max_final ||
                               finals_.front().first + options_.retention <= now)) {
-    const auto it = records_.find(*finals_.front().second);
+    const auto it = records_.find(finals_.front().second);
     finals_.pop_front();
     records_.erase(it);
   }
@@ -62,7 +86,7 @@ std::optional<intent_record> memory_intent_store::find(const idempotency_key& ke
   std::lock_guard lock(mutex_);
   auto it = records_.find(key.str());
   if (it == records_.end()) return std::nullopt;
-  return it->second.record;
+  return record_of(it->second);
 }
 
 std::vector<intent_record> memory_intent_store::open_intents() const {
@@ -70,7 +94,7 @@ std::vector<intent_record> memory_intent_store::open_intents() const {
   std::vector<intent_record> out;
   out.reserve(open_.size());
   for (const auto& [seq, key] : open_)
-    out.push_back(records_.at(*key).record);
+    out.push_back(record_of(records_.at(key)));
   return out;
 }
 
@@ -78,7 +102,14 @@ std::vector<timeline_entry> memory_intent_store::timeline(const idempotency_key&
   std::lock_guard lock(mutex_);
   auto it = records_.find(key.str());
   if (it == records_.end()) return {};
-  return {it->second.timeline.begin(), it->second.timeline.end()};
+  const entry& en = it->second;
+  std::vector<timeline_entry> out;
+  out.reserve(en.timeline.size() + 1);
+  if (!en.created_line_dropped) {
+    out.push_back(timeline_of(events::created{.what = en.key_owner, .at = en.record.created_at}));
+  }
+  out.insert(out.end(), en.timeline.begin(), en.timeline.end());
+  return out;
 }
 
 std::size_t memory_intent_store::size() const {

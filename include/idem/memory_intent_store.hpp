@@ -8,8 +8,10 @@
 #include <cstddef>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -49,20 +51,33 @@ class memory_intent_store final : public intent_store {
  private:
   struct entry {
     std::uint64_t seq;
+    // Owns the bytes of the entry's key in records_ (the intent as created: the record's own
+    // may be replaced by a path_bound event). It shares the intent's data, where a string key
+    // was a copy (an allocation) per intent.
+    intent key_owner;
+    // Without its principal: that is `principal`, which the entries of one credential share
+    // (a copy per intent was an allocation of each). find() and open_intents() put it back.
     intent_record record;
+    std::shared_ptr<const std::string> principal{};
+    // The lines after the first. The first (created) is made from key_owner and the record when
+    // asked for, not kept: a line less for each of thousands of intents in flight.
     // A vector: an intent has a handful of lines (a deque took 576 bytes for its first one).
-    std::vector<timeline_entry> timeline;
+    std::vector<timeline_entry> timeline{};
+    bool created_line_dropped = false;  // past max_timeline
   };
+  [[nodiscard]] intent_record record_of(const entry& en) const;
+  [[nodiscard]] std::shared_ptr<const std::string> principal_locked(const std::string& p);
   void apply_locked(const intent_event& e);
   void forget_expired_locked(wall_time now);
 
   memory_store_options options_;
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, entry> records_;
-  // Both point at a key of records_ (a node's key stays where it is until the node is erased).
-  std::map<std::uint64_t, const std::string*> open_;             // seq -> key, oldest first
-  std::deque<std::pair<wall_time, const std::string*>> finals_;  // in the order they became final
+  std::unordered_map<std::string_view, entry> records_;  // keys: views of entry::key_owner's
+  // Both hold views of a key of records_ (valid until the node is erased).
+  std::map<std::uint64_t, std::string_view> open_;             // seq -> key, oldest first
+  std::deque<std::pair<wall_time, std::string_view>> finals_;  // in the order they became final
   std::uint64_t next_seq_ = 0;
+  std::shared_ptr<const std::string> last_principal_;  // shared by entries made with it
 };
 
 }  // namespace idem

@@ -124,6 +124,59 @@ TEST(MemoryIntentStore, EventsForUnknownKeysAreIgnoredAndACreatedTwiceChangesNot
   EXPECT_EQ(s.size(), 1u);
 }
 
+// The store makes the created line from the intent as created when asked, rather than keep
+// it: these pin its content and where the cap drops it.
+TEST(MemoryIntentStore, TimelineBeginsWithTheCreatedLineUntilTheCapDropsIt) {
+  memory_intent_store s({.max_timeline = 3});
+  const auto i = order(0);
+  s.write(events::created{.what = i, .at = t0});
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = t0 + 1s});
+  auto lines = s.timeline(i.key());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].what, timeline_entry::kind::created);
+  EXPECT_EQ(lines[0].at, t0);
+  EXPECT_EQ(lines[0].detail, "POST /v1/orders");
+  EXPECT_EQ(lines[1].what, timeline_entry::kind::attempt_started);
+
+  s.write(events::attempt_finished{.key = i.key(), .number = 1, .cls = attempt_class::unknown});
+  EXPECT_EQ(s.timeline(i.key()).front().what, timeline_entry::kind::created);
+  s.write(events::attempt_started{.key = i.key(), .number = 2, .at = t0 + 2s});
+  lines = s.timeline(i.key());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].what, timeline_entry::kind::attempt_started);
+  EXPECT_EQ(lines[0].attempt, 1u);
+  EXPECT_EQ(lines[1].what, timeline_entry::kind::attempt_finished);
+  EXPECT_EQ(lines[2].attempt, 2u);
+}
+
+TEST(MemoryIntentStore, WithMaxTimelineZeroThereAreNoLinesAndTheRecordStaysExact) {
+  memory_intent_store s({.max_timeline = 0});
+  const auto i = order(0);
+  s.write(events::created{.what = i, .at = t0});
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = t0});
+  EXPECT_TRUE(s.timeline(i.key()).empty());
+  EXPECT_EQ(s.find(i.key())->attempts, 1u);
+}
+
+// Entries of one principal share one copy of it; each record still reads back its own.
+TEST(MemoryIntentStore, EachRecordKeepsItsOwnPrincipal) {
+  memory_intent_store s;
+  const std::string principals[] = {"p1", "p1", "p2", "p1", "p3", "p3"};
+  std::vector<intent> all;
+  for (const auto& p : principals) {
+    all.push_back(order(static_cast<int>(all.size())));
+    s.write(events::created{.what = all.back(), .principal = p, .at = t0});
+  }
+  for (std::size_t n = 0; n < all.size(); ++n) {
+    EXPECT_EQ(s.find(all[n].key())->principal, principals[n]) << n;
+  }
+  const auto open = s.open_intents();
+  ASSERT_EQ(open.size(), all.size());
+  for (std::size_t n = 0; n < open.size(); ++n) {
+    EXPECT_EQ(open[n].principal, principals[n]) << n;
+  }
+}
+
 TEST(MemoryIntentStore, TimelineIsCappedButTheRecordStaysExact) {
   memory_intent_store s({.max_timeline = 4});
   const auto i = order(0);
