@@ -141,6 +141,43 @@ each request line byte by byte, about 115 instructions a byte) and a header call
 allocations and copies around each attempt (the intent store's four events with their key
 copies, the request's header strings, the response's fields) are about 52 more allocations
 per intent; the rest is the client's own work and Asio's type-erased executors.
+
+### Fourth round: fewer and smaller objects per intent
+
+Measured as in the third round: instructions from two invocations of
+`scripts/perf_instructions.sh 5000 16` with all five builds, allocations from heaptrack at 16
+in flight, peak heap from heaptrack at 5,000 in flight.
+
+| change (commit) | instructions per intent | allocations per intent | peak heap at 5,000 in flight |
+|---|---|---|---|
+| before (5732a3f) | 144,198 / 144,025 | 106.7 | 159.13M |
+| a transfer keeps only the request's body, not the whole request (976742e) | 144,274 / 143,541 | 107.4 | 158.65M |
+| header lines: nodes and lines in one allocation, values checked with `memchr`; a NUL in a header name, which split the line, is refused (5dcdc85) | 143,784 / 143,477 | 106.3 | 158.44M |
+| a submission keeps its retry, polling, lookup and parking state in a part made on first use (480 → 304 bytes); a caller's cancellation holds no `std::function` and no copy of the strand; the waiter's work guard needs no heap copy of the executor (308915d) | 141,600 / 141,374 | 100.4 | 156.80M |
+| the memory store keys its table by a view of the intent's own key, shares one copy of a principal, and makes the created timeline line when asked (6a67696) | 140,956 / 140,838 | 97.8 | 155.93M |
+| raw libcurl, same invocations | 91,760 / 91,820 | 52.9 | 138.50M |
+
+idem's heap above raw libcurl's at 5,000 in flight went from 20.63M to 17.43M: 3,486 bytes per
+request in flight. Here is what is left in idem's own code, per request in flight (heaptrack,
+at the peak):
+
+| object | bytes |
+|---|---|
+| the memory store's record with its started line | 496 |
+| the intent with its body | 478 |
+| the Asio socket watch and its read wait | 584 |
+| the transport's transfer | 344 |
+| the submission | 320 |
+| the request's header lines, and its copy of the body | 267 + 174 |
+| the caller's handler, its cancellation and the waiter | 368 |
+| the flights table and the transport handler | 96 |
+| `idem-cli`'s own bookkeeping | 168 |
+
+Tried and reverted in this round: posting to the client's strand as its own type (not through
+`any_io_executor`) in the socket waits and curl's timer. It saved the heap copy of the strand
+for each wait's work guard, but each wait then carried two copies of the strand itself. With it,
+the peak heap was 158.93M, against 158.65M with the transfer change alone; the instructions did
+not move (144,049 against 144,045 and 144,110 against 144,234 for the build before).
 )";
 }
 
