@@ -42,11 +42,14 @@ std::shared_ptr<waiter_cancellation> watch_cancellation(const outcome_handler& h
   auto state = std::make_shared<waiter_cancellation>();
   // The cancel may be emitted from another thread: hop onto the strand before touching state.
   // The core is held weakly: a caller's slot must not keep a destroyed client's core alive
-  // (once the core is gone, so are its flights, and every caller has had its outcome).
+  // (once the core is gone, so are its flights, and every caller has had its outcome). The
+  // reference taken here goes with the posted handler, so that if it is the core's last, the
+  // core ends on its strand as it would otherwise, not on the emitting thread.
   slot.assign([state, weak_core = std::weak_ptr<client::core>(core)](asio::cancellation_type type) {
     state->requested |= static_cast<unsigned>(type);
     if (auto c = weak_core.lock()) {
-      asio::post(c->strand, [state, type] {
+      const auto& strand = c->strand;  // c's core lives in the handler until it has run
+      asio::post(strand, [state, type, c = std::move(c)] {
         if (auto flight = state->flight.lock()) flight->on_waiter_cancelled(state->waiter, type);
       });
     }
