@@ -78,8 +78,18 @@ deadline::duration deadline::sleep_room(time_point now) const noexcept {
   return std::max(left_for_attempts(now) - shortest_useful(), duration{0});
 }
 
+deadline::duration deadline::shortest_lookup() const noexcept {
+  // The reserve is kept for the lookup, and the writes' window ends where it begins: the
+  // attempt that ran to that end is reported a little late (the transport's timer, the hop
+  // back), so a reserve no longer than min_attempt would never be used at all. Up to half of a
+  // reserve may go to that lag; no reserve (or 1 ms) gives the writes' own minimum.
+  const duration half_reserve = policy_.lookup_reserve / 2;
+  if (half_reserve <= duration{0}) return shortest_useful();
+  return std::min(shortest_useful(), half_reserve);
+}
+
 bool deadline::can_start_lookup(time_point now) const noexcept {
-  return left(now) >= shortest_useful();
+  return left(now) >= shortest_lookup();
 }
 
 deadline::duration deadline::lookup_timeout(time_point now) const noexcept {
@@ -87,7 +97,7 @@ deadline::duration deadline::lookup_timeout(time_point now) const noexcept {
 }
 
 deadline::duration deadline::lookup_sleep_room(time_point now) const noexcept {
-  return std::max(left(now) - shortest_useful(), duration{0});
+  return std::max(left(now) - shortest_lookup(), duration{0});
 }
 
 deadline::duration deadline::trim_sleep(duration wait, time_point now) const noexcept {

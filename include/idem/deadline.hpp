@@ -38,11 +38,15 @@ class deadline {
   /// The longest sleep after which an attempt can still start (0: none fits). Never back to back:
   /// an attempt needs at least max(min_attempt, 1 ms).
   [[nodiscard]] duration sleep_room(time_point now) const noexcept;
-  /// A lookup may start: left(now) >= max(min_attempt, 1 ms). The lookup may use the reserve.
+  /// A lookup may start: left(now) >= max(min_attempt, 1 ms), or >= half the lookup reserve
+  /// when that is less (so that a reserve no longer than min_attempt is still used by the lookup
+  /// after an attempt that ran to the end of the writes' window and was reported late). The
+  /// lookup may use the reserve.
   [[nodiscard]] bool can_start_lookup(time_point now) const noexcept;
   /// The timeout for a lookup starting now: min(attempt_timeout, left(now)).
   [[nodiscard]] duration lookup_timeout(time_point now) const noexcept;
-  /// The longest sleep after which a lookup can still start (0: none fits).
+  /// The longest sleep after which a lookup can still start (0: none fits), by the same rule as
+  /// can_start_lookup().
   [[nodiscard]] duration lookup_sleep_room(time_point now) const noexcept;
   /// `wait` trimmed so that it ends no later than the end of the attempt window.
   [[nodiscard]] duration trim_sleep(duration wait, time_point now) const noexcept;
@@ -50,6 +54,7 @@ class deadline {
 
  private:
   [[nodiscard]] duration shortest_useful() const noexcept;
+  [[nodiscard]] duration shortest_lookup() const noexcept;
 
   time_point end_;
   deadline_policy policy_;

@@ -221,6 +221,31 @@ TEST_F(client_test, LookupFindsTheOrderWhoseEveryResponseWasLost) {
   EXPECT_EQ(c->counters().lookups, 1u);
 }
 
+// A short deadline whose lookup reserve is no longer than min_attempt (idem-cli's 1 s deadline
+// keeps 100 ms): the write times out where the reserve begins and is reported 2 ms later, as a
+// real transport's timer and hop do. The reserve is there for the lookup; it must still run.
+TEST_F(client_test, LookupRunsWhenTheTimedOutWriteIsReportedALittleLate) {
+  auto opts = options();
+  opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
+  auto c = make_client(opts);
+  auto req = sample_order("m-late");
+  auto order = orders::create(req);
+  net->respond([&](const http_request& r) {
+    if (r.method == "GET") return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+    clock->pass(2ms);  // the lag; then the write eats its whole timeout
+    fake_reply slow = reply(201);
+    slow.takes = 1h;
+    return slow;
+  });
+  auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(o.recovered_by_lookup());
+  EXPECT_EQ(o.attempts(), 1u);
+  ASSERT_EQ(net->requests("GET").size(), 1u);
+  EXPECT_EQ(net->requests("GET")[0].timeout, 98ms);
+  EXPECT_LE(clock->elapsed(), 1s);
+}
+
 TEST_F(client_test, LookupFindingOtherContentRejects) {
   auto opts = options();
   opts.max_failed_attempts = 1;

@@ -151,6 +151,36 @@ TEST(Deadline, NegativeSleepFitsLikeNoSleep) {
   EXPECT_FALSE(d.sleep_fits(-1s, t0 + 26901ms));
 }
 
+TEST(Deadline, LookupStartsWithAtLeastTheAttemptMinimumLeft) {
+  const deadline d{t0, policy};
+  EXPECT_TRUE(d.can_start_lookup(t0 + 27s));       // the whole reserve
+  EXPECT_TRUE(d.can_start_lookup(t0 + 29900ms));   // exactly 100 ms left
+  EXPECT_FALSE(d.can_start_lookup(t0 + 29901ms));  // 99 ms: not worth starting
+  EXPECT_FALSE(d.can_start_lookup(t0 + 30s));
+  EXPECT_EQ(d.lookup_timeout(t0 + 29900ms), 100ms);
+  EXPECT_EQ(d.lookup_sleep_room(t0 + 29s), 900ms);
+}
+
+// A reserve no longer than min_attempt: the writes' window ends where the reserve begins, and
+// the attempt that ran to that end is reported a little later (the transport's timer and the
+// hop back to the client). The reserve exists for the lookup; that lag must not cost it.
+TEST(Deadline, AReserveNoLongerThanTheAttemptMinimumStillGetsItsLookupAfterALateTimeout) {
+  const deadline d{t0, {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms}};
+  EXPECT_EQ(d.attempt_timeout(t0), 900ms);
+  EXPECT_TRUE(d.can_start_lookup(t0 + 900ms));
+  EXPECT_TRUE(d.can_start_lookup(t0 + 903ms));   // the timeout reported 3 ms late
+  EXPECT_TRUE(d.can_start_lookup(t0 + 950ms));   // up to half the reserve late
+  EXPECT_FALSE(d.can_start_lookup(t0 + 951ms));  // less than half of it left: too little
+  EXPECT_EQ(d.lookup_timeout(t0 + 903ms), 97ms);
+  EXPECT_EQ(d.lookup_sleep_room(t0 + 903ms), 47ms);  // a retried lookup keeps the same floor
+}
+
+TEST(Deadline, NoReserveMeansTheLookupNeedsTheAttemptMinimum) {
+  const deadline d{t0, {.total = 1s, .lookup_reserve = 0ms, .min_attempt = 100ms}};
+  EXPECT_TRUE(d.can_start_lookup(t0 + 900ms));
+  EXPECT_FALSE(d.can_start_lookup(t0 + 901ms));
+}
+
 TEST(Deadline, ReserveLargerThanTheTotalLeavesNoAttempt) {
   const deadline d{t0, {.total = 2s, .lookup_reserve = 3s}};
   EXPECT_EQ(d.left(t0), 2s);
