@@ -16,9 +16,13 @@ packages=(
   nodejs                  # the interop tests run idempotency layers written for Node
 )
 
+# One line per installed architecture of a package: once scripts/arm64.sh has added arm64, a
+# library can be there twice, and only this machine's own (or an arch-independent) one counts.
+native=$(dpkg --print-architecture)
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed; then
+  if ! dpkg-query -W -f='${Architecture} ${db:Status-Status}\n' "$p" 2>/dev/null |
+      grep -Eqx "($native|all) installed"; then
     missing+=("$p")
   fi
 done
