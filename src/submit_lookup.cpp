@@ -16,10 +16,16 @@ void submit_operation::settle() {
   send_lookup();
 }
 
+std::chrono::steady_clock::time_point submit_operation::lookup_now() const {
+  return deadline_now() + lateness_;
+}
+
 void submit_operation::send_lookup() {
   if (stopping()) return finish_stopped();
   if (park_if_offline(&submit_operation::send_lookup)) return;
-  const auto now = deadline_now();
+  // Judged by lookup_now(): a lookup whose end would be handled after the deadline is not
+  // started, and one that is ends early enough for its outcome to be reported by then.
+  const auto now = lookup_now();
   if (!deadline_->can_start_lookup(now)) return finish_stopped();
   auto url = expand_lookup_url(intent_.lookup(), intent_.payload());
   if (!url) {
@@ -33,6 +39,7 @@ void submit_operation::send_lookup() {
 }
 
 void submit_operation::on_lookup_done(transport_result r) {
+  note_lateness(r);
   lookup_judgement j{.verdict = lookup_verdict::retry};
   if (r.failure != transport_failure::none) {
     last_transport_error_ = r.ec;
@@ -81,8 +88,7 @@ void submit_operation::on_lookup_done(transport_result r) {
   }
   if (stopping()) return finish_stopped();
   // A GET changes nothing: asking again is always safe, within the time left.
-  const auto now = deadline_now();
-  const milliseconds room = deadline_->lookup_sleep_room(now);
+  const milliseconds room = deadline_->lookup_sleep_room(lookup_now());
   milliseconds delay = rare().lookups.next_delay(core_->rng);
   if (r.failure == transport_failure::none) {
     if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);

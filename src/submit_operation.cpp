@@ -195,8 +195,20 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
              })));
 }
 
+namespace {
+// now + timeout, saturating: a policy without limits gives timeouts the clock cannot add.
+std::chrono::steady_clock::time_point due_after(std::chrono::steady_clock::time_point now,
+                                                milliseconds timeout) {
+  using time_point = std::chrono::steady_clock::time_point;
+  const auto room = std::chrono::floor<milliseconds>(
+      time_point::duration::max() - std::max(now.time_since_epoch(), time_point::duration{0}));
+  return timeout >= room ? time_point::max() : now + timeout;
+}
+}  // namespace
+
 void submit_operation::send(http_request req, void (submit_operation::*on_done)(transport_result)) {
   if (core_->opts.decorate) core_->opts.decorate(req);
+  transfer_due_ = due_after(core_->sched->now(), req.timeout);
   core_->net->async_send(
       std::move(req),
       asio::bind_cancellation_slot(
@@ -284,7 +296,13 @@ submit_operation::answer submit_operation::classify_answer(http_response r) cons
   return a;
 }
 
+void submit_operation::note_lateness(const transport_result& r) {
+  if (r.ec != std::errc::timed_out) return;
+  lateness_ = std::max(core_->sched->now() - transfer_due_, std::chrono::steady_clock::duration{0});
+}
+
 void submit_operation::on_write_done(transport_result r) {
+  note_lateness(r);
   answer a;
   std::string request_id;
   if (r.failure != transport_failure::none) {

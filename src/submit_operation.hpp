@@ -144,6 +144,11 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // The deadline's clock: the scheduler's, less the time spent offline since the flight began
   // when lifecycle.pause_deadline_while_offline (else the scheduler's own).
   [[nodiscard]] std::chrono::steady_clock::time_point deadline_now() const;
+  // The lookup's clock: deadline_now() plus how late the client handled this flight's last
+  // timed-out transfer, the time by which what starts now is likely to be handled late too.
+  [[nodiscard]] std::chrono::steady_clock::time_point lookup_now() const;
+  // A transfer that timed out says how late its end was handled: now minus when it was due.
+  void note_lateness(const transport_result& r);
 
   std::shared_ptr<client::core> core_;
   intent intent_;
@@ -157,6 +162,10 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   std::uint32_t earlier_attempts_ = 0;         // attempts of earlier submissions (per the store)
   std::optional<wall_time> first_attempt_at_;  // of the intent's whole life (per the store)
   std::chrono::steady_clock::time_point attempt_started_;
+  // When the transfer outstanding times out (the scheduler's clock), and how late the last one
+  // that timed out was handled (see lookup_now).
+  std::chrono::steady_clock::time_point transfer_due_;
+  std::chrono::steady_clock::duration lateness_{0};
   std::uint32_t attempts_ = 0;  // writes sent
   std::uint32_t failed_ = 0;    // attempts that were not_sent or unknown
   // Every write so far, in this submission and (per the store) in earlier ones, provably never

@@ -242,7 +242,51 @@ TEST_F(client_test, LookupRunsWhenTheTimedOutWriteIsReportedALittleLate) {
   EXPECT_TRUE(o.recovered_by_lookup());
   EXPECT_EQ(o.attempts(), 1u);
   ASSERT_EQ(net->requests("GET").size(), 1u);
-  EXPECT_EQ(net->requests("GET")[0].timeout, 98ms);
+  EXPECT_EQ(net->requests("GET")[0].timeout, 96ms);  // 98 ms left, less the 2 ms it was late
+  EXPECT_LE(clock->elapsed(), 1s);
+}
+
+// Under load the client's one thread runs late: a timed-out write handled 20 ms after it was
+// due says that whatever starts now will be handled about as late. The lookup that follows
+// ends that much before the deadline, so that its outcome is reported by the deadline.
+TEST_F(client_test, ALookupAfterALateTimeoutEndsAsMuchBeforeTheDeadline) {
+  auto opts = options();
+  opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
+  auto c = make_client(opts);
+  auto req = sample_order("m-lag");
+  auto order = orders::create(req);
+  net->respond([&](const http_request& r) {
+    if (r.method == "GET") return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+    clock->pass(20ms);  // how late the client is; then the write eats its whole timeout
+    fake_reply slow = reply(201);
+    slow.takes = 1h;
+    return slow;
+  });
+  auto o = submit(*c, order);
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  EXPECT_TRUE(o.recovered_by_lookup());
+  ASSERT_EQ(net->requests("GET").size(), 1u);
+  // Handled at 920 ms with 80 ms left, less the 20 ms it was late.
+  EXPECT_EQ(net->requests("GET")[0].timeout, 60ms);
+}
+
+// Handled later than the time it has left: a lookup started now would end after the deadline
+// by the time its end is handled. The intent ends unresolved at once, its key kept.
+TEST_F(client_test, NoLookupWhenTheTimeoutIsHandledLaterThanTheTimeLeft) {
+  auto opts = options();
+  opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
+  auto c = make_client(opts);
+  auto req = sample_order("m-lag-2");
+  net->respond([&](const http_request& r) {
+    if (r.method == "GET") return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+    clock->pass(40ms);  // handled at 940 ms: 60 ms left, enough for a lookup had it been on time
+    fake_reply slow = reply(201);
+    slow.takes = 1h;
+    return slow;
+  });
+  auto o = submit(*c, orders::create(req));
+  EXPECT_EQ(o.kind(), outcome_kind::unresolved);
+  EXPECT_TRUE(net->requests("GET").empty());
   EXPECT_LE(clock->elapsed(), 1s);
 }
 
