@@ -221,23 +221,32 @@ TEST_F(client_test, LookupFindsTheOrderWhoseEveryResponseWasLost) {
   EXPECT_EQ(c->counters().lookups, 1u);
 }
 
-// A short deadline whose lookup reserve is no longer than min_attempt (idem-cli's 1 s deadline
-// keeps 100 ms): the write times out where the reserve begins and is reported 2 ms later, as a
-// real transport's timer and hop do. The reserve is there for the lookup; it must still run.
-TEST_F(client_test, LookupRunsWhenTheTimedOutWriteIsReportedALittleLate) {
-  auto opts = options();
-  opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
-  auto c = make_client(opts);
+// idem-cli's 1 s deadline, whose 100 ms lookup reserve is no longer than min_attempt: the write
+// is handled `late` after it was sent (the client's thread busy), then eats its whole timeout,
+// ending 900 ms + `late` in; a lookup finds the order.
+class late_write_test : public client_test {
+ protected:
+  std::unique_ptr<client> client_whose_write_is_handled_late(const orders::order_request& req,
+                                                             std::chrono::milliseconds late) {
+    auto opts = options();
+    opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
+    net->respond([this, req, late](const http_request& r) {
+      if (r.method == "GET") return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+      clock->pass(late);
+      fake_reply slow = reply(201);
+      slow.takes = 1h;
+      return slow;
+    });
+    return make_client(opts);
+  }
+};
+
+// The write times out where the reserve begins and is reported 2 ms later, as a real
+// transport's timer and hop do. The reserve is there for the lookup; it must still run.
+TEST_F(late_write_test, LookupRunsWhenTheTimedOutWriteIsReportedALittleLate) {
   auto req = sample_order("m-late");
-  auto order = orders::create(req);
-  net->respond([&](const http_request& r) {
-    if (r.method == "GET") return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
-    clock->pass(2ms);  // the lag; then the write eats its whole timeout
-    fake_reply slow = reply(201);
-    slow.takes = 1h;
-    return slow;
-  });
-  auto o = submit(*c, order);
+  auto c = client_whose_write_is_handled_late(req, 2ms);
+  auto o = submit(*c, orders::create(req));
   EXPECT_EQ(o.kind(), outcome_kind::succeeded);
   EXPECT_TRUE(o.recovered_by_lookup());
   EXPECT_EQ(o.attempts(), 1u);
@@ -249,20 +258,10 @@ TEST_F(client_test, LookupRunsWhenTheTimedOutWriteIsReportedALittleLate) {
 // Under load the client's one thread runs late: a timed-out write handled 20 ms after it was
 // due says that whatever starts now will be handled about as late. The lookup that follows
 // ends that much before the deadline, so that its outcome is reported by the deadline.
-TEST_F(client_test, ALookupAfterALateTimeoutEndsAsMuchBeforeTheDeadline) {
-  auto opts = options();
-  opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
-  auto c = make_client(opts);
+TEST_F(late_write_test, ALookupAfterALateTimeoutEndsAsMuchBeforeTheDeadline) {
   auto req = sample_order("m-lag");
-  auto order = orders::create(req);
-  net->respond([&](const http_request& r) {
-    if (r.method == "GET") return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
-    clock->pass(20ms);  // how late the client is; then the write eats its whole timeout
-    fake_reply slow = reply(201);
-    slow.takes = 1h;
-    return slow;
-  });
-  auto o = submit(*c, order);
+  auto c = client_whose_write_is_handled_late(req, 20ms);
+  auto o = submit(*c, orders::create(req));
   EXPECT_EQ(o.kind(), outcome_kind::succeeded);
   EXPECT_TRUE(o.recovered_by_lookup());
   ASSERT_EQ(net->requests("GET").size(), 1u);
@@ -272,18 +271,10 @@ TEST_F(client_test, ALookupAfterALateTimeoutEndsAsMuchBeforeTheDeadline) {
 
 // Handled later than the time it has left: a lookup started now would end after the deadline
 // by the time its end is handled. The intent ends unresolved at once, its key kept.
-TEST_F(client_test, NoLookupWhenTheTimeoutIsHandledLaterThanTheTimeLeft) {
-  auto opts = options();
-  opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
-  auto c = make_client(opts);
+TEST_F(late_write_test, NoLookupWhenTheTimeoutIsHandledLaterThanTheTimeLeft) {
   auto req = sample_order("m-lag-2");
-  net->respond([&](const http_request& r) {
-    if (r.method == "GET") return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
-    clock->pass(40ms);  // handled at 940 ms: 60 ms left, enough for a lookup had it been on time
-    fake_reply slow = reply(201);
-    slow.takes = 1h;
-    return slow;
-  });
+  // Handled at 940 ms: 60 ms left, enough for a lookup had it been on time.
+  auto c = client_whose_write_is_handled_late(req, 40ms);
   auto o = submit(*c, orders::create(req));
   EXPECT_EQ(o.kind(), outcome_kind::unresolved);
   EXPECT_TRUE(net->requests("GET").empty());
