@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "end_backlog.hpp"
 #include "idem/client.hpp"
 #include "single_flight.hpp"
 
@@ -47,6 +48,8 @@ struct client::core {
   std::string credentials_fingerprint;  // SHA-256 of the credentials, never the token itself
   std::string base_url;                 // without a trailing '/'
   detail::single_flight flights;
+  // How far behind the strand is at ending timed-out transfers (submit_lookup.cpp).
+  detail::end_backlog ends;
   bool shutting_down = false;  // the client was destroyed: new flights stop at once (strand)
 
   // The app's lifecycle signals (client_lifecycle.cpp, client_flush.cpp); on the strand, but

@@ -17,7 +17,7 @@ void submit_operation::settle() {
 }
 
 std::chrono::steady_clock::time_point submit_operation::lookup_now() const {
-  return deadline_now() + lateness_;
+  return deadline_now() + lateness_ + core_->ends.margin();
 }
 
 void submit_operation::send_lookup() {
@@ -35,10 +35,12 @@ void submit_operation::send_lookup() {
   }
   auto req = make_request("GET", absolute(*url), deadline_->lookup_timeout(now));
   core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
+  core_->ends.lookup_started();
   send(std::move(req), &submit_operation::on_lookup_done);
 }
 
 void submit_operation::on_lookup_done(transport_result r) {
+  core_->ends.lookup_ended();
   note_lateness(r);
   lookup_judgement j{.verdict = lookup_verdict::retry};
   if (r.failure != transport_failure::none) {

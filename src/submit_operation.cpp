@@ -298,7 +298,9 @@ submit_operation::answer submit_operation::classify_answer(http_response r) cons
 
 void submit_operation::note_lateness(const transport_result& r) {
   if (r.ec != std::errc::timed_out) return;
-  lateness_ = std::max(core_->sched->now() - transfer_due_, std::chrono::steady_clock::duration{0});
+  const auto now = core_->sched->now();
+  lateness_ = std::max(now - transfer_due_, std::chrono::steady_clock::duration{0});
+  core_->ends.on_timed_out(now, lateness_);
 }
 
 void submit_operation::on_write_done(transport_result r) {

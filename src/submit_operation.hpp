@@ -145,7 +145,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // when lifecycle.pause_deadline_while_offline (else the scheduler's own).
   [[nodiscard]] std::chrono::steady_clock::time_point deadline_now() const;
   // The lookup's clock: deadline_now() plus how late the client handled this flight's last
-  // timed-out transfer, the time by which what starts now is likely to be handled late too.
+  // timed-out transfer, the time by which what starts now is likely to be handled late too,
+  // plus what the lookups in flight will take to end (core::ends).
   [[nodiscard]] std::chrono::steady_clock::time_point lookup_now() const;
   // A transfer that timed out says how late its end was handled: now minus when it was due.
   void note_lateness(const transport_result& r);

@@ -281,6 +281,42 @@ TEST_F(late_write_test, NoLookupWhenTheTimeoutIsHandledLaterThanTheTimeLeft) {
   EXPECT_LE(clock->elapsed(), 1s);
 }
 
+// Three writes run out together at 900 ms and are handled from 920 ms on, 1 ms apart (each
+// lookup started takes the thread 1 ms): the lookups will end together as well, so each keeps
+// back, besides its own lateness, one end's time per lookup already in flight.
+TEST_F(late_write_test, LookupsKeepBackTheEndsOfTheLookupsAlreadyInFlight) {
+  auto opts = options();
+  opts.deadline = {.total = 1s, .lookup_reserve = 100ms, .min_attempt = 100ms};
+  auto c = make_client(opts);
+  net->respond([this](const http_request& r) {
+    if (r.method == "GET") clock->pass(1ms);
+    return testing::hang();
+  });
+  std::vector<outcome> got;
+  for (const char* id : {"m-a", "m-b", "m-c"}) {
+    c->async_submit(orders::create(sample_order(id)), [&](outcome o) { got.push_back(o); });
+  }
+  drain();
+  ASSERT_EQ(net->hanging(), 3u);
+  clock->pass(920ms);
+  fake_reply timed_out;
+  timed_out.result.ec = std::make_error_code(std::errc::timed_out);
+  timed_out.result.failure = transport_failure::unknown;
+  net->finish_hanging(timed_out);
+  drain();
+  const auto gets = net->requests("GET");
+  ASSERT_EQ(gets.size(), 3u);
+  // 80, 79 and 78 ms left; less 20, 21 and 22 ms late; less 0, 1 and 2 lookups in flight × 1 ms.
+  EXPECT_EQ(gets[0].timeout, 60ms);
+  EXPECT_EQ(gets[1].timeout, 57ms);
+  EXPECT_EQ(gets[2].timeout, 54ms);
+  net->finish_hanging(timed_out);
+  drain();
+  ASSERT_EQ(got.size(), 3u);
+  for (const auto& o : got)
+    EXPECT_EQ(o.kind(), outcome_kind::unresolved);
+}
+
 TEST_F(client_test, LookupFindingOtherContentRejects) {
   auto opts = options();
   opts.max_failed_attempts = 1;
