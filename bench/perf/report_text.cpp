@@ -236,7 +236,7 @@ only if each lookup ends early enough for the ends before it. Two changes:
   handled) means what starts now will be handled about as late: the lookup is judged as if it
   were L ms later, so it ends L ms before the deadline, or is not started when that leaves less
   than its minimum (the intent ends unresolved at once, its key kept for a later resume).
-- **The lookups in flight** (this round's last commit, `src/end_backlog.hpp`): each lookup
+- **The lookups in flight** (8a863c6, `src/end_backlog.hpp`): each lookup
   started also keeps back, per lookup already in flight, the time one takes the thread: at
   least 200 µs (the figure above), more when consecutive late ends show the thread slower. The
   time between late ends alone measured about 12 µs here: the transport closes a batch's
