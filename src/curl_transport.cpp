@@ -20,6 +20,7 @@
 #include "curl_socket_table.hpp"
 #include "curl_timer.hpp"
 #include "idem/transport_error.hpp"
+#include "saturating_time.hpp"
 #include "transfer_deadlines.hpp"
 
 namespace idem {
@@ -45,17 +46,6 @@ transport_result not_sent(std::error_code ec) {
   result.ec = ec;
   result.failure = transport_failure::not_sent;
   return result;
-}
-
-// When a transfer accepted now with `timeout` runs out; time_point::max() (never) when the sum
-// would overflow the clock (a timeout of milliseconds::max() means "no timeout").
-std::chrono::steady_clock::time_point due_after(std::chrono::milliseconds timeout) {
-  using clock = std::chrono::steady_clock;
-  const auto now = clock::now();
-  const auto room =
-      std::chrono::duration_cast<std::chrono::milliseconds>(clock::time_point::max() - now);
-  if (timeout >= room) return clock::time_point::max();
-  return now + timeout;
 }
 
 }  // namespace
@@ -183,7 +173,8 @@ void curl_transport::impl::start(http_request req,
     return;
   }
   const std::uint64_t id = next_id_++;
-  const auto due = due_after(req.timeout);
+  // A timeout of milliseconds::max() means "no timeout": due never.
+  const auto due = detail::saturating_add(std::chrono::steady_clock::now(), req.timeout);
   // Built in place: the request's callbacks point at it from the start.
   std::unique_ptr<transfer> t(new transfer{
       id, detail::curl_request(std::move(req), options_, handles_), std::move(handler), {}});

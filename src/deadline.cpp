@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "saturating_time.hpp"
+
 namespace idem {
 namespace {
 
@@ -14,20 +16,10 @@ duration non_negative(duration d) {
   return std::max(d, duration{0});
 }
 
-// start + d, saturating at the clock's end: a policy of milliseconds::max() means "no limit",
-// not a wrap into the past. d is not negative.
-time_point saturating_add(time_point start, duration d) {
-  constexpr auto room_in_ms = std::chrono::floor<duration>(clock_duration::max());
-  if (d > room_in_ms) return time_point::max();
-  const auto step = std::chrono::duration_cast<clock_duration>(d);  // fits: d <= room_in_ms
-  if (start.time_since_epoch() > clock_duration::max() - step) return time_point::max();
-  return start + step;
-}
-
 }  // namespace
 
 deadline::deadline(time_point start, const deadline_policy& policy)
-    : end_(saturating_add(start, non_negative(policy.total))), policy_(policy) {
+    : end_(detail::saturating_add(start, non_negative(policy.total))), policy_(policy) {
   policy_.lookup_reserve = non_negative(policy_.lookup_reserve);
   policy_.min_attempt = non_negative(policy_.min_attempt);
   policy_.attempt_timeout = non_negative(policy_.attempt_timeout);
