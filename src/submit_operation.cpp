@@ -7,6 +7,7 @@
 #include "http_facts.hpp"
 #include "idem/retry_after.hpp"
 #include "idem/transport_error.hpp"
+#include "saturating_time.hpp"
 
 namespace idem::detail {
 namespace asio = boost::asio;
@@ -195,20 +196,9 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
              })));
 }
 
-namespace {
-// now + timeout, saturating: a policy without limits gives timeouts the clock cannot add.
-std::chrono::steady_clock::time_point due_after(std::chrono::steady_clock::time_point now,
-                                                milliseconds timeout) {
-  using time_point = std::chrono::steady_clock::time_point;
-  const auto room = std::chrono::floor<milliseconds>(
-      time_point::duration::max() - std::max(now.time_since_epoch(), time_point::duration{0}));
-  return timeout >= room ? time_point::max() : now + timeout;
-}
-}  // namespace
-
 void submit_operation::send(http_request req, void (submit_operation::*on_done)(transport_result)) {
   if (core_->opts.decorate) core_->opts.decorate(req);
-  transfer_due_ = due_after(core_->sched->now(), req.timeout);
+  transfer_due_ = saturating_add(core_->sched->now(), req.timeout);
   core_->net->async_send(
       std::move(req),
       asio::bind_cancellation_slot(
@@ -297,7 +287,12 @@ submit_operation::answer submit_operation::classify_answer(http_response r) cons
 }
 
 void submit_operation::note_lateness(const transport_result& r) {
-  if (r.ec != std::errc::timed_out) return;
+  // Only a timeout says when its end was due. Any other end leaves the lateness unknown: an
+  // earlier sample, perhaps seconds old, no longer says how busy the thread is now.
+  if (r.failure == transport_failure::none || r.ec != std::errc::timed_out) {
+    lateness_ = std::chrono::steady_clock::duration{0};
+    return;
+  }
   const auto now = core_->sched->now();
   lateness_ = std::max(now - transfer_due_, std::chrono::steady_clock::duration{0});
   core_->ends.on_timed_out(now, lateness_);

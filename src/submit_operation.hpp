@@ -149,6 +149,7 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // plus what the lookups in flight will take to end (core::ends).
   [[nodiscard]] std::chrono::steady_clock::time_point lookup_now() const;
   // A transfer that timed out says how late its end was handled: now minus when it was due.
+  // Any other end clears the lateness.
   void note_lateness(const transport_result& r);
 
   std::shared_ptr<client::core> core_;

@@ -281,6 +281,34 @@ TEST_F(late_write_test, NoLookupWhenTheTimeoutIsHandledLaterThanTheTimeLeft) {
   EXPECT_LE(clock->elapsed(), 1s);
 }
 
+// The lateness is the last end's: a lookup answered (503, asked again) says nothing about how
+// busy the thread is, so the next lookup no longer counts with the write's old lateness.
+TEST_F(late_write_test, AnAnsweredLookupClearsTheLateness) {
+  auto opts = options();
+  opts.deadline = {.total = 2s, .lookup_reserve = 1s, .min_attempt = 100ms};
+  auto c = make_client(opts);
+  auto req = sample_order("m-lag-3");
+  int gets = 0;
+  std::chrono::milliseconds second_get_at{0};
+  net->respond([&](const http_request& r) {
+    if (r.method == "GET") {
+      if (++gets == 1) return reply(503);
+      second_get_at = std::chrono::duration_cast<std::chrono::milliseconds>(clock->elapsed());
+      return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());
+    }
+    clock->pass(20ms);  // the write is handled 20 ms late, at 1,020 ms
+    fake_reply slow = reply(201);
+    slow.takes = 1h;
+    return slow;
+  });
+  auto o = submit(*c, orders::create(req));
+  EXPECT_EQ(o.kind(), outcome_kind::succeeded);
+  const auto lookups = net->requests("GET");
+  ASSERT_EQ(lookups.size(), 2u);
+  EXPECT_EQ(lookups[0].timeout, 960ms);  // 980 ms left, less the 20 ms the write was late
+  EXPECT_EQ(lookups[1].timeout, 2s - second_get_at);  // all that is left
+}
+
 // Three writes run out together at 900 ms and are handled from 920 ms on, 1 ms apart (each
 // lookup started takes the thread 1 ms): the lookups will end together as well, so each keeps
 // back, besides its own lateness, one end's time per lookup already in flight.
