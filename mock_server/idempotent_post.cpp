@@ -9,7 +9,6 @@
 
 #include "mock_server/canonical_json.hpp"
 #include "mock_server/claim_decision.hpp"
-#include "mock_server/commit_group.hpp"
 #include "mock_server/completer.hpp"
 #include "mock_server/execution_runner.hpp"
 #include "mock_server/fingerprint.hpp"
@@ -178,91 +177,66 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
     claim.now_ms = state.clock.now_ms();
     claim.lease_now_ms = state.clock.lease_now_ms();
     claim.lease_expires_at_ms = state.lease_expiry_from_now();
-    // The claim is a member of this turn's commit group (commit_group.hpp): what it decided is
-    // acted on only once the group has committed.
-    std::optional<decision> d;
-    std::optional<reply> ready;            // mismatch, replay, or a create that ran in the claim
-    std::shared_ptr<execution_task> task;  // an execution on the split path
-    std::optional<fault_rule> fault;
-    std::shared_ptr<commit_group::batch> group;
-    {
-      auto member = state.claims.join(co_await asio::this_coro::executor);
-      auto& txn = member->txn();
-      d = decide(state, claim, business_id);
-      bool ran_in_claim = false;
-      switch (d->what) {
-        case verdict::mismatch:
-          ready = reply{
-              .res = make_problem(422, "idempotency-key-mismatch",
-                                  "this Idempotency-Key was used with a different request body",
-                                  {{"request_id", d->record.request_id}})};
-          break;
-        case verdict::replay:
-          ready = reply{.res = replay(*d->record.response)};
-          break;
-        case verdict::execute:
-          task = std::make_shared<execution_task>();
-          task->exec = execution{
-              .record_id = d->record.id,
-              .owner = d->record.lease_owner,
-              .request_id = d->record.request_id,
-              .principal = principal,
-              .key = key,
-              .route = route.id,
-              .method = req.method,
-              .route_template = std::string{route.route_template},
-              .path = path,
-              .resource_param = route.param,
-              .body = std::move(*body),  // this case always returns: the body is not needed again
-              .recovery_point = d->record.recovery_point,
-              .takeover = d->takeover,
-              .crash = false,
-              .settling = false,
-          };
-          fault = execution_fault(state, task->exec);
-          if (runs_in_claim_transaction(task->exec, fault)) {
-            // Claim, order and completion in one savepoint: the record goes from absent to
-            // COMPLETED atomically, so a kill at any point leaves either nothing (the key is
-            // free) or the order with its stored answer. A throw rolls it back (500, key free).
-            auto result = create_order_in(state, task->exec, txn);
-            ready = reply_for(state, task->exec, result);
-            ran_in_claim = true;
-          }
-          break;
-        case verdict::busy:
-          break;
+    transaction txn{state.db};
+    auto d = decide(state, claim, business_id);
+    if (d.what != verdict::execute) txn.commit();
+    switch (d.what) {
+      case verdict::mismatch:
+        co_return reply{
+            .res = make_problem(422, "idempotency-key-mismatch",
+                                "this Idempotency-Key was used with a different request body",
+                                {{"request_id", d.record.request_id}})};
+      case verdict::replay:
+        co_return reply{.res = replay(*d.record.response)};
+      case verdict::execute: {
+        auto task = std::make_shared<execution_task>();
+        task->exec = execution{
+            .record_id = d.record.id,
+            .owner = d.record.lease_owner,
+            .request_id = d.record.request_id,
+            .principal = principal,
+            .key = key,
+            .route = route.id,
+            .method = req.method,
+            .route_template = std::string{route.route_template},
+            .path = path,
+            .resource_param = route.param,
+            .body = std::move(*body),  // this case always returns: the body is not needed again
+            .recovery_point = d.record.recovery_point,
+            .takeover = d.takeover,
+            .crash = false,
+            .settling = false,
+        };
+        auto fault = execution_fault(state, task->exec);
+        if (runs_in_claim_transaction(task->exec, fault)) {
+          // One commit for claim, order and completion: the record goes from absent to
+          // COMPLETED atomically, so a kill at any point leaves either nothing (the key is free)
+          // or the order with its stored answer. A throw rolls everything back (500, key free).
+          auto result = create_order_in(state, task->exec, txn);
+          co_return reply_for(state, task->exec, result);
+        }
+        txn.commit();  // the record is PROCESSING (its lease held) while the execution runs
+        asio::co_spawn(co_await asio::this_coro::executor,
+                       run_execution(state, task, std::move(fault)), asio::detached);
+        const auto async_deadline =
+            prefs.respond_async
+                ? steady_clock::now() + (prefs.wait ? asked_wait : state.options.async_after)
+                : steady_clock::now() + std::chrono::hours(24);
+        while (!task->result && steady_clock::now() < async_deadline) {
+          co_await state.signals.wait(d.record.id, async_deadline);
+        }
+        if (task->result) co_return std::move(*task->result);
+        co_return reply{.res = accepted(d.record.request_id)};
       }
-      // Otherwise the record is PROCESSING (its lease held) while the execution runs, or the
-      // claim changed nothing worth keeping apart from an expired record's removal.
-      if (!ran_in_claim) txn.commit();
-      group = member->joined();
+      case verdict::busy:
+        if (steady_clock::now() < wait_until) {
+          co_await state.signals.wait(d.record.id,
+                                      std::min(wait_until, lease_end_as_steady(state, d.record)));
+          continue;
+        }
+        if (prefs.respond_async) co_return reply{.res = accepted(d.record.request_id)};
+        co_return reply{.res = in_progress(state, d.record)};
     }
-    if (!co_await commit_group::committed(std::move(group))) {
-      co_return reply{.res =
-                          make_problem(500, "internal", "the server failed; nothing was stored")};
-    }
-    if (ready) co_return std::move(*ready);
-    if (task) {
-      asio::co_spawn(co_await asio::this_coro::executor,
-                     run_execution(state, task, std::move(fault)), asio::detached);
-      const auto async_deadline =
-          prefs.respond_async
-              ? steady_clock::now() + (prefs.wait ? asked_wait : state.options.async_after)
-              : steady_clock::now() + std::chrono::hours(24);
-      while (!task->result && steady_clock::now() < async_deadline) {
-        co_await state.signals.wait(d->record.id, async_deadline);
-      }
-      if (task->result) co_return std::move(*task->result);
-      co_return reply{.res = accepted(d->record.request_id)};
-    }
-    // verdict::busy
-    if (steady_clock::now() < wait_until) {
-      co_await state.signals.wait(d->record.id,
-                                  std::min(wait_until, lease_end_as_steady(state, d->record)));
-      continue;
-    }
-    if (prefs.respond_async) co_return reply{.res = accepted(d->record.request_id)};
-    co_return reply{.res = in_progress(state, d->record)};
   }
 }
 

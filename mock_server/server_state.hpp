@@ -7,7 +7,6 @@
 #include <map>
 #include <string>
 
-#include "mock_server/commit_group.hpp"
 #include "mock_server/counters.hpp"
 #include "mock_server/database_lock.hpp"
 #include "mock_server/fault_rules.hpp"
@@ -41,8 +40,6 @@ struct server_state {
   order_store orders{db};
   payment_provider provider{db};
   counters stats{db};
-  /// The claim transactions of the POSTs ready in one turn of the event loop, committed as one.
-  commit_group claims{db};
   server_clock clock{db, options.clocks};
   fault_injector faults;
   record_signals signals;

@@ -151,7 +151,6 @@ database::~database() {
 }
 
 void database::exec(std::string_view sql) {
-  settle_group();
   char* message = nullptr;
   int rc = sqlite3_exec(db_, std::string{sql}.c_str(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {
@@ -163,7 +162,6 @@ void database::exec(std::string_view sql) {
 }
 
 statement& database::prepare(std::string_view sql) {
-  settle_group();
   auto it = cache_.find(sql);
   if (it == cache_.end()) {
     auto stmt = std::make_unique<statement>(db_, sql);
@@ -191,7 +189,6 @@ std::int64_t database::last_insert_rowid() const {
 }
 
 bool database::in_transaction() const {
-  settle_group();
   return sqlite3_get_autocommit(db_) == 0;
 }
 
@@ -204,20 +201,8 @@ transaction::transaction(database& db) : db_(db) {
   db_.exec("BEGIN IMMEDIATE");
 }
 
-transaction::transaction(database& db, savepoint_t) : db_(db), savepoint_(true) {
-  db_.exec("SAVEPOINT idem_savepoint");
-}
-
 transaction::~transaction() {
   if (done_) return;
-  if (savepoint_) {
-    // An error that rolled the whole transaction back took the savepoint with it.
-    if (sqlite3_get_autocommit(db_.handle()) == 0) {
-      sqlite3_exec(db_.handle(), "ROLLBACK TO idem_savepoint; RELEASE idem_savepoint", nullptr,
-                   nullptr, nullptr);
-    }
-    return;
-  }
   // Some errors (SQLITE_FULL, SQLITE_IOERR, ...) roll the transaction back by themselves; a
   // second ROLLBACK would only fail. Errors are ignored: a destructor must not throw.
   if (db_.in_transaction()) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
@@ -226,7 +211,7 @@ transaction::~transaction() {
 void transaction::commit() {
   // done_ is set only after success: a failed COMMIT (a deferred constraint, SQLITE_BUSY) leaves
   // the transaction open, and the destructor then rolls it back.
-  db_.exec(savepoint_ ? "RELEASE idem_savepoint" : "COMMIT");
+  db_.exec("COMMIT");
   done_ = true;
 }
 

@@ -91,41 +91,10 @@ class database {
   [[nodiscard]] std::int64_t changes() const;
   /// The rowid of the last row an INSERT added on this connection.
   [[nodiscard]] std::int64_t last_insert_rowid() const;
-  /// True while a transaction is open. Outside a group's member, an open group is committed
-  /// first (see `group_hold`), so this is false after it.
   [[nodiscard]] bool in_transaction() const;
   [[nodiscard]] sqlite3* handle() const noexcept { return db_; }
 
-  /// Group commit (commit_group.hpp): while a hold is set, the connection's open write
-  /// transaction belongs to a group of members. Any use of the connection outside a member
-  /// (`exec`, `prepare`, `in_transaction`) first calls `close_for_outside_use`, which must commit
-  /// the group and clear the hold: nobody outside the group reads what is not yet durable.
-  class group_hold {
-   public:
-    virtual void close_for_outside_use() noexcept = 0;
-
-   protected:
-    ~group_hold() = default;
-  };
-  void set_group_hold(group_hold* hold) noexcept { hold_ = hold; }
-  /// Marks the code between construction and destruction as a member's: it uses the group's
-  /// transaction as its own.
-  class member_scope {
-   public:
-    explicit member_scope(database& db) noexcept : db_(db) { ++db_.members_inside_; }
-    ~member_scope() { --db_.members_inside_; }
-    member_scope(const member_scope&) = delete;
-    member_scope& operator=(const member_scope&) = delete;
-
-   private:
-    database& db_;
-  };
-
  private:
-  void settle_group() const noexcept {
-    if (hold_ != nullptr && members_inside_ == 0) hold_->close_for_outside_use();
-  }
-
   // Looked up by string_view: a request's dozen lookups allocate no key.
   struct sql_hash {
     using is_transparent = void;
@@ -135,22 +104,14 @@ class database {
   };
 
   sqlite3* db_ = nullptr;
-  group_hold* hold_ = nullptr;
-  int members_inside_ = 0;
   std::unordered_map<std::string, std::unique_ptr<statement>, sql_hash, std::equal_to<>> cache_;
 };
 
 /// `BEGIN IMMEDIATE` on construction; `commit()` commits; the destructor rolls back a
-/// transaction that was not committed (never throws). Constructed with `savepoint`, it is a
-/// SAVEPOINT inside the transaction already open instead: `commit()` releases it into that
-/// transaction, the destructor rolls back only what was written since it began.
+/// transaction that was not committed (never throws).
 class transaction {
  public:
-  struct savepoint_t {};
-  static constexpr savepoint_t savepoint{};
-
   explicit transaction(database& db);
-  transaction(database& db, savepoint_t);
   ~transaction();
   transaction(const transaction&) = delete;
   transaction& operator=(const transaction&) = delete;
@@ -158,7 +119,6 @@ class transaction {
 
  private:
   database& db_;
-  bool savepoint_ = false;
   bool done_ = false;
 };
 

@@ -77,14 +77,6 @@ std::string prometheus_metrics(server_state& state) {
   out << "# HELP idem_mock_clock_offset_seconds How far /_mock/clock moved the server clock.\n";
   out << "# TYPE idem_mock_clock_offset_seconds gauge\n";
   out << "idem_mock_clock_offset_seconds " << state.clock.offset().count() / 1000.0 << '\n';
-  // In memory only, since this process started (commit_group.hpp).
-  out << "# HELP idem_mock_claim_commits_total Commits of claim transactions (each commits a "
-         "group of POSTs).\n";
-  out << "# TYPE idem_mock_claim_commits_total counter\n";
-  out << "idem_mock_claim_commits_total " << state.claims.groups_committed() << '\n';
-  out << "# HELP idem_mock_claims_committed_total POSTs whose claim those commits stored.\n";
-  out << "# TYPE idem_mock_claims_committed_total counter\n";
-  out << "idem_mock_claims_committed_total " << state.claims.members_committed() << '\n';
   return out.str();
 }
 
