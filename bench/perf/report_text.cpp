@@ -273,7 +273,7 @@ the builds alternating, medians of five runs:
 | server | pwrite calls per create | creates/s | server CPU µs per create |
 |---|---|---|---|
 | one commit per create (e62e11e) | 29.3 | 3,490 | 304 |
-| group commit (mean group 4.3 creates) | 25.6 | 3,346 | 304 |
+| group commit (4.3 creates per group, from its counters in one such run) | 25.6 | 3,346 | 304 |
 | group commit and time-ordered order and request IDs | 22.2 | 3,325 | 305 |
 
 Each create dirties leaf pages of its own in the indexes keyed by random values (the client's
