@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per request of idem-cli load and of raw libcurl (bench/perf/raw_curl_load.cpp),
+# Instructions per request of idem-cli load, of raw libcurl (bench/perf/raw_curl_load.cpp) and
+# of idem's transport alone (bench/perf/transport_load.cpp),
 # counted by callgrind (valgrind), against the minimal server (bench/perf/minimal_server.cpp):
 # a count that does not move with the machine's load, where CPU time on a shared 2-core VM
 # does. It counts user-space instructions only (the client's, libcurl's, libc's), not the
@@ -23,7 +24,7 @@ if ! command -v valgrind >/dev/null; then
   echo "perf_instructions: installing valgrind" >&2
   apt-get install -y -q valgrind >/dev/null
 fi
-if [ ! -x build-perf/bench/perf/idem_raw_curl_load ] || [ ${#clis[@]} -eq 0 ]; then
+if [ ! -x build-perf/bench/perf/idem_transport_load ] || [ ${#clis[@]} -eq 0 ]; then
   bash scripts/setup.sh
   cmake -S . -B build-perf -DCMAKE_BUILD_TYPE=Release -DIDEM_BUILD_TESTS=OFF \
     -DIDEM_BUILD_EXAMPLES=OFF -DIDEM_BUILD_BENCH=ON >/dev/null
@@ -53,6 +54,9 @@ per_request() {
 echo "requests: $orders at $in_flight in flight, against idem_minimal_server"
 printf '%-40s %s\n' "raw libcurl" \
   "$(per_request build-perf/bench/perf/idem_raw_curl_load --url "$url" --token t \
+    --requests "$orders" --concurrency "$in_flight") instructions/request"
+printf '%-40s %s\n' "idem's transport alone" \
+  "$(per_request build-perf/bench/perf/idem_transport_load --url "$url" --token t \
     --requests "$orders" --concurrency "$in_flight") instructions/request"
 for cli in "${clis[@]}"; do
   printf '%-40s %s\n' "$cli" \

@@ -24,9 +24,10 @@ std::vector<std::string> idem_argv(const client_setup& setup, const load_shape& 
   return argv;
 }
 
-std::vector<std::string> raw_argv(const client_setup& setup, const load_shape& shape) {
+// idem_raw_curl_load and idem_transport_load share their command line (load_request.hpp).
+std::vector<std::string> baseline_argv(const std::string& program, const load_shape& shape) {
   const auto timeout = shape.deadline.count() > 0 ? shape.deadline.count() : 30'000;
-  return {setup.raw_curl_load,
+  return {program,
           "--url",
           shape.url,
           "--token",
@@ -62,12 +63,22 @@ nlohmann::json last_json(const std::string& out) {
 }  // namespace
 
 const char* to_string(client_kind k) noexcept {
-  return k == client_kind::idem ? "idem" : "raw libcurl";
+  switch (k) {
+    case client_kind::idem:
+      return "idem";
+    case client_kind::raw:
+      return "raw libcurl";
+    case client_kind::transport:
+      return "idem's transport alone";
+  }
+  return "?";
 }
 
 sample run_client(const client_setup& setup, client_kind kind, const load_shape& shape) {
   remove_journal(shape.journal);
-  const auto argv = kind == client_kind::idem ? idem_argv(setup, shape) : raw_argv(setup, shape);
+  const auto argv = kind == client_kind::idem  ? idem_argv(setup, shape)
+                    : kind == client_kind::raw ? baseline_argv(setup.raw_curl_load, shape)
+                                               : baseline_argv(setup.transport_load, shape);
   const child_usage u = run_to_end(argv, setup.work_dir + "/clients.log");
   remove_journal(shape.journal);
   sample s{.requests = shape.requests,

@@ -1,6 +1,7 @@
 #pragma once
-// The two clients the harness compares, each run as its own process against a URL: `idem-cli
-// load` (idem's load path) and idem_raw_curl_load (libcurl's multi interface, no retry logic).
+// The clients the harness compares, each run as its own process against a URL: `idem-cli load`
+// (idem's load path), idem_raw_curl_load (libcurl's multi interface, no retry logic) and
+// idem_transport_load (the same requests through idem's transport alone, no client).
 
 #include <chrono>
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 namespace perf {
 
-enum class client_kind { idem, raw };
+enum class client_kind { idem, raw, transport };
 
 [[nodiscard]] const char* to_string(client_kind k) noexcept;
 
@@ -18,7 +19,7 @@ struct load_shape {
   std::string url{};
   std::uint64_t requests = 0;
   std::uint64_t concurrency = 1;
-  /// idem: --deadline (per intent); raw: the per-request timeout. Zero: 30 s.
+  /// idem: --deadline (per intent); raw, transport: the per-request timeout. Zero: 30 s.
   std::chrono::milliseconds deadline{0};
   std::string journal{};  ///< idem only: --journal FILE (removed before and after the run)
 };
@@ -26,7 +27,7 @@ struct load_shape {
 /// What one run measured. Throughput and CPU are per request sent by the client's plan.
 struct sample {
   std::uint64_t requests = 0;
-  std::uint64_t ok = 0;      ///< idem: succeeded; raw: 2xx answers
+  std::uint64_t ok = 0;      ///< idem: succeeded; raw, transport: 2xx answers
   double wall_s = 0;         ///< the client process, from spawn to exit
   double cpu_s = 0;          ///< the client process's user + system time
   long max_rss_kib = 0;      ///< the client process's peak RSS
@@ -46,7 +47,8 @@ struct sample {
 struct client_setup {
   std::string idem_cli;
   std::string raw_curl_load;
-  std::string work_dir;  ///< their stderr goes to clients.log here
+  std::string transport_load;  ///< empty: not measured (a --before build has none of its own)
+  std::string work_dir;        ///< their stderr goes to clients.log here
 };
 
 /// Runs `kind` with `shape` to its end. Throws std::runtime_error if it printed no JSON.

@@ -30,8 +30,8 @@ constexpr const char* usage =
     "                              it is on is the one measured\n"
     "  --commit                    what the report says was measured (e.g. git describe)\n"
     "  --quick                     one short run per point, to try the harness out\n"
-    "idem_minimal_server, idem_raw_curl_load and idem_sqlite_pattern are taken from the\n"
-    "directory of idem_perf.\n";
+    "idem_minimal_server, idem_raw_curl_load, idem_transport_load and idem_sqlite_pattern\n"
+    "are taken from the directory of idem_perf.\n";
 
 // File descriptors for thousands of connections on each side; the children inherit the limit.
 void raise_file_limit() {
@@ -95,13 +95,18 @@ int main(int argc, char** argv) {
 
     auto make_variant = [&](const std::string& name, const std::string& cli,
                             const std::string& server) {
-      perf::variant v{.name = name,
-                      .clients = {.idem_cli = fs::absolute(cli).string(),
-                                  .raw_curl_load = (self_dir / "idem_raw_curl_load").string(),
-                                  .work_dir = work_dir},
-                      .servers = {.minimal_server = (self_dir / "idem_minimal_server").string(),
-                                  .mock_server = fs::absolute(server).string(),
-                                  .work_dir = work_dir}};
+      perf::variant v{
+          .name = name,
+          .clients = {.idem_cli = fs::absolute(cli).string(),
+                      .raw_curl_load = (self_dir / "idem_raw_curl_load").string(),
+                      // Built from this tree: it measures the current transport only.
+                      .transport_load = name == "current"
+                                            ? (self_dir / "idem_transport_load").string()
+                                            : std::string{},
+                      .work_dir = work_dir},
+          .servers = {.minimal_server = (self_dir / "idem_minimal_server").string(),
+                      .mock_server = fs::absolute(server).string(),
+                      .work_dir = work_dir}};
       v.skip_refused_points = name == "before";
       v.servers.mock_has_completer_interval =
           perf::mock_server_has_flag(v.servers.mock_server, "--completer-interval", work_dir);

@@ -2,12 +2,8 @@
 // way an app would write them directly on libcurl's multi interface (curl_multi_poll), with no
 // retry, no journal, no classification. Same method, path, headers (a fresh Idempotency-Key per
 // request, Authorization, Content-Type, Accept) and the same body shape and size. C requests in
-// flight, keep-alive, one easy handle per slot reused from request to request.
-//
-//   idem_raw_curl_load --url http://127.0.0.1:PORT --token T --requests N --concurrency C
-//                      [--path /v1/orders] [--timeout-ms 30000]
-//
-// Prints one JSON line: {"requests", "ok" (2xx answers), "wall_s", "requests_per_s"}.
+// flight, keep-alive, one easy handle per slot reused from request to request. Its command line
+// and output: load_request.hpp.
 #include <curl/curl.h>
 
 #include <chrono>
@@ -17,16 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "load_request.hpp"
+
 namespace {
 
-struct options {
-  std::string url;
-  std::string token;
-  std::string path = "/v1/orders";
-  long requests = 0;
-  long concurrency = 16;
-  long timeout_ms = 30'000;
-};
+using perf::load::options;
 
 // One in-flight slot: its easy handle and what the handle points into while it runs.
 struct slot {
@@ -41,41 +32,17 @@ std::size_t keep_answer(char* data, std::size_t size, std::size_t n, void* out) 
   return size * n;
 }
 
-// A random UUIDv4, as an app would mint with its UUID library (36 characters, like idem's keys).
-std::string fresh_key(std::mt19937_64& rng) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  const std::uint64_t halves[2] = {rng(), rng()};
-  for (int i = 0; i < 32; ++i) {
-    if (i == 8 || i == 12 || i == 16 || i == 20) out.push_back('-');
-    const auto nibble = (halves[i / 16] >> (4 * (i % 16))) & 0xF;
-    out.push_back(i == 12 ? '4' : hex[nibble]);
-  }
-  return out;
-}
-
-// What idem-cli load sends for order `n` (tools/idem_cli/load_plan.cpp; nlohmann's key order).
-std::string order_body(const std::string& run, long n) {
-  const long price = 100 + (n % 50) * 10;
-  return R"({"amount_minor":)" + std::to_string(price * 2) +
-         R"(,"currency":"EUR","customer_id":"load-customer-)" + std::to_string(n % 100) +
-         R"(","items":[{"quantity":2,"sku":"sku-)" + std::to_string(n % 20) +
-         R"(","unit_price_minor":)" + std::to_string(price) + R"(}],"merchant_order_id":"load-)" +
-         run + "-" + std::to_string(n) + R"("})";
-}
-
 void prepare(slot& s, const options& o, const std::string& url, const std::string& run, long n,
              std::mt19937_64& rng) {
   curl_slist_free_all(s.headers);
   s.headers = nullptr;
-  const std::string key = "Idempotency-Key: " + fresh_key(rng);
+  const std::string key = "Idempotency-Key: " + perf::load::fresh_key(rng);
   const std::string auth = "Authorization: Bearer " + o.token;
   for (const char* line : {key.c_str(), auth.c_str(), "Content-Type: application/json",
                            "Accept: application/json", "Expect:"}) {
     s.headers = curl_slist_append(s.headers, line);
   }
-  s.body = order_body(run, n);
+  s.body = perf::load::order_body(run, n);
   s.answer.clear();
   curl_easy_setopt(s.easy, CURLOPT_URL, url.c_str());
   curl_easy_setopt(s.easy, CURLOPT_HTTPHEADER, s.headers);
@@ -89,45 +56,18 @@ void prepare(slot& s, const options& o, const std::string& url, const std::strin
   curl_easy_setopt(s.easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
 }
 
-bool parse(int argc, char** argv, options& o) {
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    const std::string value = argv[i + 1];
-    if (flag == "--url")
-      o.url = value;
-    else if (flag == "--token")
-      o.token = value;
-    else if (flag == "--path")
-      o.path = value;
-    else if (flag == "--requests")
-      o.requests = std::stol(value);
-    else if (flag == "--concurrency")
-      o.concurrency = std::stol(value);
-    else if (flag == "--timeout-ms")
-      o.timeout_ms = std::stol(value);
-    else
-      return false;
-  }
-  return !o.url.empty() && o.requests > 0 && o.concurrency > 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   options o;
-  if (!parse(argc, argv, o)) {
-    std::fprintf(stderr,
-                 "usage: idem_raw_curl_load --url URL --token T --requests N --concurrency C "
-                 "[--path /v1/orders] [--timeout-ms 30000]\n");
-    return 2;
-  }
+  if (!perf::load::parse("idem_raw_curl_load", argc, argv, o)) return 2;
   curl_global_init(CURL_GLOBAL_DEFAULT);
   CURLM* multi = curl_multi_init();
   // Keep every connection of every slot: a closed connection would be the baseline's own cost.
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, o.concurrency);
   const std::string url = o.url + o.path;
   std::mt19937_64 rng{std::random_device{}()};
-  const std::string run = fresh_key(rng).substr(0, 8);
+  const std::string run = perf::load::fresh_key(rng).substr(0, 8);
   std::vector<slot> slots(static_cast<std::size_t>(std::min(o.concurrency, o.requests)));
   long started = 0;
   long ok = 0;
@@ -165,8 +105,6 @@ int main(int argc, char** argv) {
   }
   curl_multi_cleanup(multi);
   curl_global_cleanup();
-  std::printf(R"({"requests":%ld,"ok":%ld,"wall_s":%.6f,"requests_per_s":%.1f})"
-              "\n",
-              o.requests, ok, wall, static_cast<double>(o.requests) / wall);
+  perf::load::print_summary(o.requests, ok, wall);
   return ok == o.requests ? 0 : 1;
 }

@@ -128,6 +128,29 @@ void journal_section(std::ostream& out, const report_input& in) {
   if (in.before) row(*in.before);
 }
 
+void layers_section(std::ostream& out, const report_input& in) {
+  const auto& l = in.now.layers;
+  if (!l.measured) return;
+  out << "\n## Where idem's cost is\n\n"
+      << "The same requests, " << in.measured.target_concurrency
+      << " in flight against the minimal server, " << l.idem.requests
+      << " per run, the three clients alternating: raw libcurl, idem's transport alone "
+         "(`idem_transport_load`: `idem::curl_transport` on one io_context, no client) and "
+         "`idem-cli load`. The transport's share is what replacing raw libcurl with Asio and "
+         "idem's transport costs; the rest is the intent layer's (key, journal events, "
+         "classification, outcome, and idem-cli's own planning and counting).\n\n"
+      << "| client | req/s | CPU µs/req | throughput / raw | CPU / raw |\n"
+      << "|---|---|---|---|---|\n";
+  auto row = [&](const char* name, const run_stats& s) {
+    out << "| " << name << " | " << flagged(num(s.per_s), s) << " | " << num(s.cpu_us, 1) << " | "
+        << ratio_text(ratio(s.per_s, l.raw.per_s)) << " | "
+        << ratio_text(ratio(s.cpu_us, l.raw.cpu_us)) << " |\n";
+  };
+  row("raw libcurl", l.raw);
+  row("idem's transport alone", l.transport);
+  row("idem-cli load", l.idem);
+}
+
 void sqlite_section(std::ostream& out, const report_input& in) {
   const std::uint64_t c = in.measured.target_concurrency;
   out << "\n## The mock server against SQLite's own rate\n\n"
@@ -176,6 +199,7 @@ void write_report(std::ostream& out, const report_input& in) {
   if (in.before) memory_table(out, *in.before, "Before (" + in.before->name + "):");
   overshoot_section(out, in);
   journal_section(out, in);
+  layers_section(out, in);
   sqlite_section(out, in);
   out << "\n## Machine\n\n| | |\n|---|---|\n";
   for (const auto& [name, value] : in.machine)

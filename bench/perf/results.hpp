@@ -35,6 +35,16 @@ struct journal_result {
   run_stats with;
 };
 
+/// Raw libcurl, idem's transport alone and idem-cli load, the same requests against the minimal
+/// server, alternating: how much of idem's cost is the transport's and how much the intent
+/// layer's. Measured for the current build only (`measured` false otherwise).
+struct layers_result {
+  bool measured = false;
+  run_stats raw;
+  run_stats transport;
+  run_stats idem;
+};
+
 /// One build's figures (the current one, or the baseline given with --before-*).
 struct variant_results {
   std::string name;
@@ -42,6 +52,7 @@ struct variant_results {
   std::vector<point_result> memory_baselines;  ///< C = 1, as many requests as a delayed point
   overshoot_result overshoot;
   journal_result journal;
+  layers_result layers;
 };
 
 /// idem_sqlite_pattern's rates.

@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <exception>
 #include <iostream>
@@ -118,6 +119,37 @@ journal_result runner::journal(std::uint64_t requests) {
   return {.without = summarize(without), .with = summarize(with)};
 }
 
+layers_result runner::layers(std::uint64_t requests) {
+  layers_result out;
+  if (v_.clients.transport_load.empty()) return out;
+  const point at{.server = server_kind::minimal,
+                 .concurrency = plan_.target_concurrency,
+                 .delay = milliseconds{0},
+                 .requests = requests};
+  say(v_.name, "layers: " + describe(at));
+  std::vector<sample> raw, transport, idem;
+  std::array<client_kind, 3> order{client_kind::raw, client_kind::transport, client_kind::idem};
+  for (int rep = 0; rep < plan_.repetitions; ++rep) {
+    // Each client first once in every three repetitions: drift hits all three alike.
+    for (const client_kind kind : order) {
+      sample s = one(kind, at, {.requests = requests, .concurrency = at.concurrency});
+      say(v_.name, std::string("  ") + to_string(kind) + ": " +
+                       std::to_string(static_cast<long>(s.per_s())) + " req/s, " +
+                       std::to_string(static_cast<long>(s.cpu_us_per_request())) + " us CPU/req");
+      (kind == client_kind::raw         ? raw
+       : kind == client_kind::transport ? transport
+                                        : idem)
+          .push_back(std::move(s));
+    }
+    std::rotate(order.begin(), order.begin() + 1, order.end());
+  }
+  out.measured = true;
+  out.raw = summarize(raw);
+  out.transport = summarize(transport);
+  out.idem = summarize(idem);
+  return out;
+}
+
 variant_results runner::run_all() {
   variant_results out;
   out.name = v_.name;
@@ -136,6 +168,7 @@ variant_results runner::run_all() {
   out.overshoot = overshoot();
   const point_result* base = find_point(out, server_kind::minimal, plan_.target_concurrency);
   out.journal = journal(base != nullptr ? base->at.requests : 20'000);
+  out.layers = layers(base != nullptr ? base->at.requests : 20'000);
   return out;
 }
 

@@ -1,0 +1,39 @@
+#pragma once
+// The create-order POST both baseline clients send (idem_raw_curl_load on libcurl alone,
+// idem_transport_load on idem's transport alone): what `idem-cli load` sends, the same method,
+// path, headers and body shape, and the command line they share.
+//
+//   PROGRAM --url http://127.0.0.1:PORT --token T --requests N --concurrency C
+//           [--path /v1/orders] [--timeout-ms 30000]
+//
+// Each prints one JSON line: {"requests", "ok" (2xx answers), "wall_s", "requests_per_s"}.
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace perf::load {
+
+struct options {
+  std::string url;
+  std::string token;
+  std::string path = "/v1/orders";
+  long requests = 0;
+  long concurrency = 16;
+  long timeout_ms = 30'000;
+};
+
+/// Reads the command line above; on a bad one prints the usage of `program` and returns false.
+[[nodiscard]] bool parse(const char* program, int argc, char** argv, options& o);
+
+/// A random UUIDv4, as an app would mint with its UUID library (36 characters, like idem's keys).
+[[nodiscard]] std::string fresh_key(std::mt19937_64& rng);
+
+/// What idem-cli load sends for order `n` of the run `run` (tools/idem_cli/load_plan.cpp;
+/// nlohmann's key order).
+[[nodiscard]] std::string order_body(const std::string& run, long n);
+
+/// The summary line both print.
+void print_summary(long requests, long ok, double wall_s);
+
+}  // namespace perf::load
