@@ -95,8 +95,8 @@ client::~client() {
   // Operations in flight keep the core alive; stop them so each completes (unresolved or
   // not_sent) rather than retrying for a client nobody holds any more.
   auto c = core_;
+  c->shutting_down.store(true, std::memory_order_release);
   boost::asio::post(c->strand, [c] {
-    c->shutting_down = true;
     for (auto& op : c->flights.all())
       op->cancel(boost::asio::cancellation_type::terminal);
   });

@@ -50,7 +50,10 @@ struct client::core {
   detail::single_flight flights;
   // How far behind the strand is at ending timed-out transfers (submit_lookup.cpp).
   detail::end_backlog ends;
-  bool shutting_down = false;  // the client was destroyed: new flights stop at once (strand)
+  // Shut down or destroyed: every flight not yet started stops at once (not_sent). Set by the
+  // caller's thread at the call, not on the strand later: a submission made just before, still
+  // queued on the strand, must not go out (it would end unresolved instead of not_sent).
+  std::atomic<bool> shutting_down{false};
 
   // The app's lifecycle signals (client_lifecycle.cpp, client_flush.cpp); on the strand, but
   // `reported_network`, which client::network() reads from any thread.

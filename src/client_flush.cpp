@@ -35,8 +35,8 @@ void stop_parked(const std::shared_ptr<client::core>& c, detail::pending_flush& 
 void client::flush_impl(std::chrono::milliseconds within, bool shutdown,
                         asio::any_completion_handler<void(flush_report)> handler) {
   auto c = core_;
+  if (shutdown) c->shutting_down.store(true, std::memory_order_release);
   asio::post(c->strand, [c, within, shutdown, h = std::move(handler)]() mutable {
-    if (shutdown) c->shutting_down = true;
     auto f = std::make_shared<detail::pending_flush>(std::move(h));
     f->ended_at_start = c->flights_ended;
     c->flushes.push_back(f);

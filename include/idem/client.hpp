@@ -232,7 +232,9 @@ class client {
   }
   /// A clean, fast shutdown: stops every submission at once (each completes `not_sent` or
   /// `unresolved`), refuses new ones (`not_sent`), and completes with `void(flush_report)` once
-  /// the store has made every event durable. Destroy the client afterwards.
+  /// the store has made every event durable. Destroy the client afterwards. A submission made
+  /// before this call that the client has not started yet (it starts submissions on its
+  /// executor) never goes out: `not_sent`.
   template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
   auto async_shutdown(CompletionToken&& token = CompletionToken{}) {
     return boost::asio::async_initiate<CompletionToken, void(flush_report)>(

@@ -105,6 +105,26 @@ TEST_F(LoadRunTest, InterruptCancelsWhatIsInFlightAndNeverSendsWhatWaits) {
   EXPECT_EQ(s.failures.count(outcome_kind::not_sent, "not started: interrupted"), 7u);
 }
 
+TEST_F(LoadRunTest, AnInterruptInTheSameTurnAsTheStartSendsNothing) {
+  // Ctrl-C before the client has run the three submissions it was handed (it starts them on its
+  // own executor): none goes out, and the run still ends with every intent counted.
+  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  args_ = {.common = {.url = "http://shop.test", .token = "t"},
+           .orders = 5,
+           .concurrency = 3,
+           .pay = false};
+  run_ = std::make_unique<load_run>(load_plan(args_), 3, client_, bar_, [this] { ++finished_; });
+  run_->start();
+  run_->interrupt();
+  io_.poll();
+  EXPECT_EQ(finished_, 1);
+  const load_summary s = run_->summary();
+  EXPECT_EQ(s.intents, 5u);
+  EXPECT_EQ(s.counts.not_sent, 5u);
+  EXPECT_TRUE(net_->requests().empty());
+  EXPECT_TRUE(s.unresolved_keys.empty());
+}
+
 TEST_F(LoadRunTest, InterruptCountsThePaymentsOfOrdersNotYetPaidAsNotSent) {
   // Two orders succeed, their payments hang; two more orders still wait.
   answer_creates_and([] { return idem::testing::hang(); });

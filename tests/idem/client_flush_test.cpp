@@ -172,6 +172,21 @@ TEST_F(client_flush_test, ShutdownStopsEverythingAtOnceAndRefusesNewSubmissions)
   EXPECT_EQ(net->requests().size(), requests_before) << "sent after shutdown";
 }
 
+TEST_F(client_flush_test, ASubmissionNotYetStartedWhenShutdownIsCalledIsNeverSent) {
+  // Submitted and shut down in the same turn: the client had not started the submission (it
+  // does on its own executor). "At once" means it never goes out: not_sent, not a request on
+  // the wire cancelled a moment later (unresolved, and open until resumed).
+  auto c = make_client(with_store(store));
+  net->respond([](const http_request&) { return hang(); });
+  const intent order = orders::create(sample_order());
+  submit_async(*c, order);
+  c->async_shutdown([this](flush_report r) { report = r; });
+  drain();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(outcomes[order.key().str()].kind(), outcome_kind::not_sent);
+  EXPECT_TRUE(net->requests().empty()) << "sent after shutdown was called";
+}
+
 TEST_F(client_flush_test, ShutdownWithAJournalLeavesTheStoppedIntentOpenInTheFileForTheNextStart) {
   idem::testing::temp_dir dir;
   const std::string path = (dir.path() / "intents.db").string();

@@ -2,7 +2,6 @@
 // One run of intents through one client with bounded concurrency, counted as they end: the
 // orders (and payments) of `idem-cli load`, or the open intents of a journal for `resume`.
 
-#include <boost/asio/cancellation_signal.hpp>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -42,8 +41,10 @@ class load_run {
   /// Submits the first `concurrency` intents.
   void start();
   /// Ctrl-C: starts nothing more (every intent still waiting, and the payment of every order not
-  /// yet paid, counts as not_sent: it never left) and cancels the intents in flight, which end
-  /// unresolved (or not_sent if nothing of theirs left). Every intent is still counted once.
+  /// yet paid, counts as not_sent: it never left) and shuts the client down
+  /// (client::async_shutdown), which stops the intents in flight: they end unresolved (or
+  /// not_sent if nothing of theirs left). Every intent is still counted once. The client
+  /// refuses new submissions from then on.
   void interrupt();
 
   [[nodiscard]] load_summary summary() const;
@@ -53,8 +54,8 @@ class load_run {
   void fill();
   /// Asks the plan's `more` for the next intents; false if there are none.
   bool plan_more();
-  void on_outcome(std::uint64_t id, const idempotency_key& key,
-                  std::chrono::steady_clock::time_point started, outcome o);
+  void on_outcome(const idempotency_key& key, std::chrono::steady_clock::time_point started,
+                  outcome o);
   void count(const outcome& o);
   void never_sent(std::uint64_t n, const char* reason);
   void check_finished();
@@ -66,9 +67,7 @@ class load_run {
   std::chrono::steady_clock::time_point start_;
   std::deque<intent> waiting_;
   std::multimap<std::string, planned_intent> after_;  // by prerequisite key
-  // One cancellation signal per intent in flight (a signal has room for one handler).
-  std::map<std::uint64_t, std::unique_ptr<boost::asio::cancellation_signal>> in_flight_;
-  std::uint64_t next_id_ = 0;
+  std::size_t in_flight_ = 0;                         // submitted, outcome not yet counted
   bool interrupted_ = false;
   bool finished_ = false;
   std::uint64_t total_ = 0;
