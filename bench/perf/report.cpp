@@ -149,6 +149,20 @@ void layers_section(std::ostream& out, const report_input& in) {
   row("raw libcurl", l.raw);
   row("idem's transport alone", l.transport);
   row("idem-cli load", l.idem);
+
+  const auto transport = l.transport_bytes_per_inflight();
+  const point_result* at = find_point(in.now, server_kind::minimal, l.memory_at.concurrency);
+  const auto both = at != nullptr ? memory_at(in.now, *at) : std::nullopt;
+  if (!transport || !both) return;
+  out << "\nPeak RSS per request in flight at " << l.memory_at.concurrency
+      << " in flight (minimal server, delay " << l.memory_at.delay.count()
+      << " ms; as in \"Peak memory per request in flight\", the transport measured in its own "
+         "runs):\n\n"
+      << "| client | B per in-flight | over raw libcurl |\n|---|---|---|\n"
+      << "| raw libcurl | " << num(both->raw_bytes) << " | |\n"
+      << "| idem's transport alone | " << num(*transport) << " | "
+      << num(*transport - both->raw_bytes) << " |\n"
+      << "| idem-cli load | " << num(both->idem_bytes) << " | " << num(both->extra()) << " |\n";
 }
 
 void sqlite_section(std::ostream& out, const report_input& in) {

@@ -315,6 +315,27 @@ load 101, the same 29 inside libcurl in both. Three findings:
   what it costs now. That needs fewer events per intent (for instance the attempt's start and end
   kept in memory when the store is not durable), fewer hops, and fewer objects per intent, not
   tuning.
+
+Memory splits the same way: the second table of "Where idem's cost is" adds the transport's
+peak RSS per request in flight at the memory target's point. By hand before this round's run
+(medians of three, 10,000 requests at 5,000 in flight against `idem_minimal_server --delay-ms
+500`): raw libcurl 17,687 B per in-flight, the transport alone 18,823 B (1,136 B more: a watched
+socket with its Asio wait, the transfer, the header lines and the request's copy of the body),
+`idem-cli load` 20,689 B (1,866 B more again: the intent, the store's record, the submission,
+idem-cli's bookkeeping).
+
+One change of this round, measured against the build before it (ee75b77) in the same runs:
+
+| change (commit) | instructions per request (callgrind, four runs each) | peak RSS at 5,000 in flight (medians of three) |
+|---|---|---|
+| before (ee75b77) | 142,824, 143,551, 143,346, 143,213 | 117,248 KiB |
+| idem-cli's Ctrl-C is one `client::async_shutdown`, not a cancellation signal per intent in flight (caa04c0) | 141,826, 141,188, 141,969, 142,036 | 115,336 KiB (392 B less per in-flight intent) |
+
+The same commit makes `async_shutdown` (and the client's destructor) stop a submission made
+just before the call that the client had not started yet: it went out and was cancelled a
+moment later (unresolved, open until resumed); it now ends `not_sent` and never leaves. Without
+that, one call for all intents would have been less exact than the per-intent signals it
+replaces, whose cancellation was recorded at submission.
 )";
 }
 
@@ -326,7 +347,7 @@ std::string report_reproduce() {
 bash scripts/perf.sh                     # setup, Release build in build-perf/, measure, write this file
 PERF_BEFORE=<git rev> bash scripts/perf.sh   # also build <rev> in build-perf-before/: before columns
 PERF_QUICK=1 bash scripts/perf.sh        # one short run per point, to try the harness out
-bash scripts/perf_instructions.sh 5000 16 # instructions per request, idem-cli vs raw libcurl
+bash scripts/perf_instructions.sh 5000 16 # instructions per request: raw libcurl, idem's transport, idem-cli
 ```
 
 `scripts/perf.sh` builds `idem-cli`, `idem-mock-server` and the programs of `bench/perf/` with

@@ -21,4 +21,12 @@ std::optional<memory_per_inflight> memory_at(const variant_results& v, const poi
   return std::nullopt;
 }
 
+std::optional<double> layers_result::transport_bytes_per_inflight() const {
+  if (memory_at.concurrency <= 1 || memory.runs == 0 || memory_baseline.runs == 0) {
+    return std::nullopt;
+  }
+  return (memory.rss_kib - memory_baseline.rss_kib) * 1024 /
+         static_cast<double>(memory_at.concurrency);
+}
+
 }  // namespace perf

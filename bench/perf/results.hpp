@@ -43,6 +43,13 @@ struct layers_result {
   run_stats raw;
   run_stats transport;
   run_stats idem;
+  /// The transport alone at the memory target's point (minimal server, delayed) and at its C = 1
+  /// baseline, for its peak RSS per request in flight; `memory_at` is that point (C = 0: not
+  /// measured).
+  point memory_at{};
+  run_stats memory;
+  run_stats memory_baseline;
+  [[nodiscard]] std::optional<double> transport_bytes_per_inflight() const;
 };
 
 /// One build's figures (the current one, or the baseline given with --before-*).

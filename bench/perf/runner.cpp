@@ -119,7 +119,7 @@ journal_result runner::journal(std::uint64_t requests) {
   return {.without = summarize(without), .with = summarize(with)};
 }
 
-layers_result runner::layers(std::uint64_t requests) {
+layers_result runner::layers(std::uint64_t requests, const point_result* memory_point) {
   layers_result out;
   if (v_.clients.transport_load.empty()) return out;
   const point at{.server = server_kind::minimal,
@@ -147,6 +147,22 @@ layers_result runner::layers(std::uint64_t requests) {
   out.raw = summarize(raw);
   out.transport = summarize(transport);
   out.idem = summarize(idem);
+  if (memory_point == nullptr) return out;
+  // The transport's peak RSS where the memory target is measured, and at its C = 1 baseline.
+  out.memory_at = memory_point->at;
+  const point base = memory_baseline(out.memory_at);
+  std::vector<sample> loaded, single;
+  for (int rep = 0; rep < plan_.repetitions; ++rep) {
+    for (const point* p : std::array<const point*, 2>{&out.memory_at, &base}) {
+      sample s =
+          one(client_kind::transport, *p, {.requests = p->requests, .concurrency = p->concurrency});
+      say(v_.name, std::string("  ") + to_string(client_kind::transport) + ", " + describe(*p) +
+                       ": peak RSS " + std::to_string(s.max_rss_kib) + " KiB");
+      (p == &base ? single : loaded).push_back(std::move(s));
+    }
+  }
+  out.memory = summarize(loaded);
+  out.memory_baseline = summarize(single);
   return out;
 }
 
@@ -168,7 +184,8 @@ variant_results runner::run_all() {
   out.overshoot = overshoot();
   const point_result* base = find_point(out, server_kind::minimal, plan_.target_concurrency);
   out.journal = journal(base != nullptr ? base->at.requests : 20'000);
-  out.layers = layers(base != nullptr ? base->at.requests : 20'000);
+  out.layers = layers(base != nullptr ? base->at.requests : 20'000,
+                      find_point(out, server_kind::minimal, plan_.memory_concurrency));
   return out;
 }
 

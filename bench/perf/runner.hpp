@@ -36,7 +36,7 @@ class runner {
   point_result measure(point at);
   overshoot_result overshoot();
   journal_result journal(std::uint64_t requests);
-  layers_result layers(std::uint64_t requests);
+  layers_result layers(std::uint64_t requests, const point_result* memory_point);
 
   variant v_;
   const plan& plan_;
