@@ -3,7 +3,8 @@
 # files per translation unit, so that Asio, Beast, nlohmann/json and the standard headers are
 # parsed and their common templates instantiated once per batch instead of once per file: all
 # six build in 333 CPU-s, where the SDK and the mock server's core alone took 445 file by file
-# (GCC 12, -O2 -g1, cold). The test programs, one file each, are not affected.
+# (GCC 12, -O2 -g1, cold). The test programs (a few per area, tests/CMakeLists.txt) compile in
+# batches of 8 test files the same way.
 #
 # scripts/build.sh and scripts/arm64.sh turn it on (so the README's commands and every CI
 # configuration use it); a plain `cmake` configure leaves it off, which keeps an edit's rebuild

@@ -18,7 +18,7 @@ attempt_facts response(int status, std::string_view problem = {}) {
   return f;
 }
 
-attempt_facts transport(transport_failure failure) {
+attempt_facts transport_facts(transport_failure failure) {
   attempt_facts f;
   f.failure = failure;
   return f;
@@ -46,13 +46,13 @@ TEST(ClassifyTable, Row1_2xxSucceededAndIsDone) {
 
 TEST(ClassifyTable, Row2_ConnectFailureOnANewConnectionIsNotSentAndRetriedWithTheSameKey) {
   // Refused, DNS, connect timeout and TLS handshake failures all reach classify as not_sent.
-  expect_row(transport(transport_failure::not_sent), attempt_class::not_sent, true);
+  expect_row(transport_facts(transport_failure::not_sent), attempt_class::not_sent, true);
   EXPECT_FALSE(may_have_executed(attempt_class::not_sent));
 }
 
 TEST(ClassifyTable, Row3_FailureAfterTheRequestMayHaveLeftIsUnknownAndRetriedWithTheSameKey) {
   // Timeout after sending, reset, empty or truncated reply, any failure on a reused connection.
-  expect_row(transport(transport_failure::unknown), attempt_class::unknown, true);
+  expect_row(transport_facts(transport_failure::unknown), attempt_class::unknown, true);
   EXPECT_TRUE(may_have_executed(attempt_class::unknown));
 }
 

@@ -17,6 +17,7 @@
 
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/run_cli.hpp"
+#include "tests/idem/support/cli_run.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
 #include "tests/support/cli_process.hpp"
 #include "tests/support/recording_listener.hpp"
@@ -26,6 +27,9 @@
 
 namespace idem::cli {
 namespace {
+
+using cli_test::order_json;
+using cli_test::run;
 
 using namespace std::chrono_literals;
 using strings = std::vector<std::string>;
@@ -42,26 +46,6 @@ std::optional<std::string> created(const std::string& head) {
 std::optional<std::string> writes_lost(const std::string& head) {
   if (head.starts_with("POST ")) return std::nullopt;
   return http_answer(404, R"({"type":"about:blank","title":"Not Found"})");
-}
-
-const char* order_json =
-    R"({"merchant_order_id":"cli-1","customer_id":"c1","currency":"EUR","amount_minor":1500,)"
-    R"("items":[{"sku":"book","quantity":3,"unit_price_minor":500}]})";
-
-struct cli_run {
-  int status;
-  std::string out;
-  std::string err;
-  [[nodiscard]] nlohmann::json json() const {
-    return nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
-  }
-};
-
-cli_run run(const strings& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int status = run_cli(args, out, err, /*show_progress=*/false);
-  return {status, out.str(), err.str()};
 }
 
 strings submit_to(const std::string& url, strings extra = {}) {

@@ -22,10 +22,13 @@
 #include "idem_cli/flag_checks.hpp"
 #include "idem_cli/lookup_choice.hpp"
 #include "idem_cli/unresolved_notice.hpp"
+#include "tests/idem/support/cli_run.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem::cli {
 namespace {
+
+using cli_test::usage_message;
 
 using namespace std::chrono_literals;
 using strings = std::vector<std::string>;
@@ -38,12 +41,6 @@ strings submit_with(const strings& extra) {
   strings all = submit_base;
   all.insert(all.end(), extra.begin(), extra.end());
   return all;
-}
-
-std::string usage_message(const strings& args) {
-  auto cmd = parse_command_line(args);
-  auto* error = std::get_if<usage_error>(&cmd);
-  return error ? error->message : "<no usage error>";
 }
 
 common_args submit_common(const strings& extra) {

@@ -23,10 +23,6 @@ using testing::broken_backend;
 using testing::broken_backend_defects;
 using testing::broken_backend_options;
 
-const std::vector<std::string> every_check = {"missing-key", "replay",      "mismatch",
-                                              "race",        "in-progress", "principal-scope",
-                                              "final-4xx",   "key-forms"};
-
 // Long enough that a burst's duplicates meet the first execution running (so "in progress" is
 // seen) and that racing requests all look the key up inside the check-then-insert gap.
 broken_backend_options with(broken_backend_defects defects) {

@@ -32,9 +32,6 @@ using cli::exit_usage;
 using testing::http_answer;
 using testing::recording_listener;
 
-const strings every_check = {"missing-key", "replay",          "mismatch",  "race",
-                             "in-progress", "principal-scope", "final-4xx", "key-forms"};
-
 std::string url_of(const testing::running_server& server) {
   return "http://127.0.0.1:" + std::to_string(server.port());
 }

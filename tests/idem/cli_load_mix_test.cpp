@@ -30,7 +30,7 @@ std::string mix_error(std::string_view text) {
   return error ? *error : "<parsed>";
 }
 
-std::string usage_message(const strings& extra) {
+std::string load_usage_message(const strings& extra) {
   strings args{"load", "--url", "http://h", "--token", "t", "--orders", "3"};
   args.insert(args.end(), extra.begin(), extra.end());
   auto cmd = parse_command_line(args);
@@ -189,11 +189,12 @@ TEST(CliLoadMix, FlagsAreParsedAndCheckedTogether) {
       parse_command_line({"load", "--url", "http://h", "--token", "t", "--orders", "3"}));
   EXPECT_FALSE(plain.mix.has_value());
 
-  EXPECT_EQ(usage_message({"--seed", "3"}), "--seed needs --mix");
-  EXPECT_EQ(usage_message({"--pay", "--mix", "pay=1"}),
+  EXPECT_EQ(load_usage_message({"--seed", "3"}), "--seed needs --mix");
+  EXPECT_EQ(load_usage_message({"--pay", "--mix", "pay=1"}),
             "--pay and --mix contradict (give the payments' share in --mix: pay=1)");
-  EXPECT_EQ(usage_message({"--mix", "pay=2"}), "bad --mix: pay: '2' is not a number from 0 to 1");
-  EXPECT_EQ(usage_message({"--mix", "pay=1", "--seed", "-1"}),
+  EXPECT_EQ(load_usage_message({"--mix", "pay=2"}),
+            "bad --mix: pay: '2' is not a number from 0 to 1");
+  EXPECT_EQ(load_usage_message({"--mix", "pay=1", "--seed", "-1"}),
             "bad --seed '-1' (an integer from 0 to 2^64-1)");
 }
 

@@ -20,23 +20,18 @@
 #include "idem_cli/run_cli.hpp"
 #include "idem_cli/submit_command.hpp"
 #include "idem_cli/summary.hpp"
+#include "tests/idem/support/cli_run.hpp"
 #include "tests/support/running_server.hpp"
 
 namespace idem::cli {
 namespace {
 
+using cli_test::order_json;
+using cli_test::run;
+using cli_test::usage_message;
+
 using namespace std::chrono_literals;
 using strings = std::vector<std::string>;
-
-const char* order_json =
-    R"({"merchant_order_id":"cli-1","customer_id":"c1","currency":"EUR","amount_minor":1500,)"
-    R"("items":[{"sku":"book","quantity":3,"unit_price_minor":500}]})";
-
-std::string usage_message(const strings& args) {
-  auto cmd = parse_command_line(args);
-  auto* error = std::get_if<usage_error>(&cmd);
-  return error ? error->message : "<no usage error>";
-}
 
 TEST(CliCommandLine, LoadFlagsAreParsedInBothForms) {
   auto cmd = parse_command_line({"load", "--url", "http://h:1", "--token=t", "--orders", "300",
@@ -378,19 +373,6 @@ TEST(CliLoad, PaymentsOfOrdersThatNeverSucceededCountAsNotSent) {
       s.failures.count(outcome_kind::not_sent, "not submitted: its prerequisite did not succeed"),
       3u);
   EXPECT_EQ(exit_status_for(s.counts), exit_some_open);
-}
-
-struct cli_run {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-cli_run run(const strings& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int status = run_cli(args, out, err, /*show_progress=*/false);
-  return {status, out.str(), err.str()};
 }
 
 TEST(CliRun, ABadFlagIsAUsageErrorOnStderrOnly) {

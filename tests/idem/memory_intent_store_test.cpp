@@ -11,7 +11,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const wall_time t0 = wall_time{} + std::chrono::hours(500'000);
+const wall_time store_t0 = wall_time{} + std::chrono::hours(500'000);
 
 intent order(int n) {
   return orders::create({.merchant_order_id = "m-" + std::to_string(n),
@@ -33,8 +33,8 @@ TEST(MemoryIntentStore, KeepsAtMostMaxFinalFinishedIntentsOldestGoFirst) {
   std::vector<intent> all;
   for (int n = 0; n < 50; ++n) {
     all.push_back(order(n));
-    s.write(events::created{.what = all.back(), .at = t0});
-    finish(s, all.back(), t0 + std::chrono::seconds(n));
+    s.write(events::created{.what = all.back(), .at = store_t0});
+    finish(s, all.back(), store_t0 + std::chrono::seconds(n));
   }
   EXPECT_EQ(s.size(), 10u);
   EXPECT_FALSE(s.find(all[39].key()));
@@ -46,10 +46,10 @@ TEST(MemoryIntentStore, WithMaxFinalZeroAnIntentIsForgottenAsItEndsAndOpenOnesSt
   memory_intent_store s({.retention = 24h, .max_final = 0});
   const intent open = order(1);
   const intent done = order(2);
-  s.write(events::created{.what = open, .at = t0});
-  s.write(events::created{.what = done, .at = t0});
+  s.write(events::created{.what = open, .at = store_t0});
+  s.write(events::created{.what = done, .at = store_t0});
   EXPECT_EQ(s.size(), 2u);
-  finish(s, done, t0 + 1s);
+  finish(s, done, store_t0 + 1s);
   EXPECT_FALSE(s.find(done.key()));
   ASSERT_TRUE(s.find(open.key()));
   EXPECT_EQ(s.open_intents().size(), 1u);
@@ -59,11 +59,11 @@ TEST(MemoryIntentStore, WithMaxFinalZeroAnIntentIsForgottenAsItEndsAndOpenOnesSt
 TEST(MemoryIntentStore, ForgetsFinishedIntentsAfterTheRetentionWindowNeverOpenOnes) {
   memory_intent_store s({.retention = 1h, .max_final = 1000});
   const auto open = order(0), done = order(1), later = order(2);
-  s.write(events::created{.what = open, .at = t0});
-  s.write(events::created{.what = done, .at = t0});
-  finish(s, done, t0);
-  s.write(events::created{.what = later, .at = t0});
-  finish(s, later, t0 + 2h);  // time moves on: `done` is past its window
+  s.write(events::created{.what = open, .at = store_t0});
+  s.write(events::created{.what = done, .at = store_t0});
+  finish(s, done, store_t0);
+  s.write(events::created{.what = later, .at = store_t0});
+  finish(s, later, store_t0 + 2h);  // time moves on: `done` is past its window
   EXPECT_FALSE(s.find(done.key()));
   EXPECT_TRUE(s.find(later.key()));
   ASSERT_TRUE(s.find(open.key()));
@@ -76,9 +76,9 @@ TEST(MemoryIntentStore, OpenIntentsComeOldestFirstAndLeaveWhenFinal) {
   std::vector<intent> all;
   for (int n = 0; n < 5; ++n) {
     all.push_back(order(n));
-    s.write(events::created{.what = all.back(), .at = t0});
+    s.write(events::created{.what = all.back(), .at = store_t0});
   }
-  finish(s, all[2], t0);
+  finish(s, all[2], store_t0);
   const auto open = s.open_intents();
   ASSERT_EQ(open.size(), 4u);
   EXPECT_EQ(open[0].what.key(), all[0].key());
@@ -94,8 +94,8 @@ TEST(MemoryIntentStore, OpenAndFinalListsHoldWhileTheTableGrowsAndShrinks) {
   std::vector<intent> all;
   for (int n = 0; n < 2000; ++n) {
     all.push_back(order(n));
-    s.write(events::created{.what = all.back(), .at = t0});
-    if (n % 2 == 1) finish(s, all.back(), t0 + std::chrono::seconds(n));
+    s.write(events::created{.what = all.back(), .at = store_t0});
+    if (n % 2 == 1) finish(s, all.back(), store_t0 + std::chrono::seconds(n));
   }
   EXPECT_EQ(s.size(), 1000u + 100u);
   const auto open = s.open_intents();
@@ -106,7 +106,7 @@ TEST(MemoryIntentStore, OpenAndFinalListsHoldWhileTheTableGrowsAndShrinks) {
   EXPECT_TRUE(s.find(all[1801].key()));
   // Every open one ends: the oldest finals go as the newest come.
   for (int n = 0; n < 2000; n += 2)
-    finish(s, all[n], t0 + std::chrono::seconds(2000 + n));
+    finish(s, all[n], store_t0 + std::chrono::seconds(2000 + n));
   EXPECT_TRUE(s.open_intents().empty());
   EXPECT_EQ(s.size(), 100u);
   EXPECT_TRUE(s.find(all[1998].key()));
@@ -116,10 +116,10 @@ TEST(MemoryIntentStore, OpenAndFinalListsHoldWhileTheTableGrowsAndShrinks) {
 TEST(MemoryIntentStore, EventsForUnknownKeysAreIgnoredAndACreatedTwiceChangesNothing) {
   memory_intent_store s;
   const auto i = order(0);
-  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = t0});
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = store_t0});
   EXPECT_FALSE(s.find(i.key()));
-  s.write(events::created{.what = i, .principal = "p1", .at = t0});
-  s.write(events::created{.what = i, .principal = "p2", .at = t0});
+  s.write(events::created{.what = i, .principal = "p1", .at = store_t0});
+  s.write(events::created{.what = i, .principal = "p2", .at = store_t0});
   EXPECT_EQ(s.find(i.key())->principal, "p1");
   EXPECT_EQ(s.size(), 1u);
 }
@@ -129,18 +129,18 @@ TEST(MemoryIntentStore, EventsForUnknownKeysAreIgnoredAndACreatedTwiceChangesNot
 TEST(MemoryIntentStore, TimelineBeginsWithTheCreatedLineUntilTheCapDropsIt) {
   memory_intent_store s({.max_timeline = 3});
   const auto i = order(0);
-  s.write(events::created{.what = i, .at = t0});
-  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = t0 + 1s});
+  s.write(events::created{.what = i, .at = store_t0});
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = store_t0 + 1s});
   auto lines = s.timeline(i.key());
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].what, timeline_entry::kind::created);
-  EXPECT_EQ(lines[0].at, t0);
+  EXPECT_EQ(lines[0].at, store_t0);
   EXPECT_EQ(lines[0].detail, "POST /v1/orders");
   EXPECT_EQ(lines[1].what, timeline_entry::kind::attempt_started);
 
   s.write(events::attempt_finished{.key = i.key(), .number = 1, .cls = attempt_class::unknown});
   EXPECT_EQ(s.timeline(i.key()).front().what, timeline_entry::kind::created);
-  s.write(events::attempt_started{.key = i.key(), .number = 2, .at = t0 + 2s});
+  s.write(events::attempt_started{.key = i.key(), .number = 2, .at = store_t0 + 2s});
   lines = s.timeline(i.key());
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0].what, timeline_entry::kind::attempt_started);
@@ -152,8 +152,8 @@ TEST(MemoryIntentStore, TimelineBeginsWithTheCreatedLineUntilTheCapDropsIt) {
 TEST(MemoryIntentStore, WithMaxTimelineZeroThereAreNoLinesAndTheRecordStaysExact) {
   memory_intent_store s({.max_timeline = 0});
   const auto i = order(0);
-  s.write(events::created{.what = i, .at = t0});
-  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = t0});
+  s.write(events::created{.what = i, .at = store_t0});
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = store_t0});
   EXPECT_TRUE(s.timeline(i.key()).empty());
   EXPECT_EQ(s.find(i.key())->attempts, 1u);
 }
@@ -165,7 +165,7 @@ TEST(MemoryIntentStore, EachRecordKeepsItsOwnPrincipal) {
   std::vector<intent> all;
   for (const auto& p : principals) {
     all.push_back(order(static_cast<int>(all.size())));
-    s.write(events::created{.what = all.back(), .principal = p, .at = t0});
+    s.write(events::created{.what = all.back(), .principal = p, .at = store_t0});
   }
   for (std::size_t n = 0; n < all.size(); ++n) {
     EXPECT_EQ(s.find(all[n].key())->principal, principals[n]) << n;
@@ -180,9 +180,9 @@ TEST(MemoryIntentStore, EachRecordKeepsItsOwnPrincipal) {
 TEST(MemoryIntentStore, TimelineIsCappedButTheRecordStaysExact) {
   memory_intent_store s({.max_timeline = 4});
   const auto i = order(0);
-  s.write(events::created{.what = i, .at = t0});
+  s.write(events::created{.what = i, .at = store_t0});
   for (std::uint32_t n = 1; n <= 10; ++n) {
-    s.write(events::attempt_started{.key = i.key(), .number = n, .at = t0});
+    s.write(events::attempt_started{.key = i.key(), .number = n, .at = store_t0});
     s.write(events::attempt_finished{.key = i.key(), .number = n, .cls = attempt_class::unknown});
   }
   EXPECT_EQ(s.timeline(i.key()).size(), 4u);

@@ -25,7 +25,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const wall_time t0 = wall_time{} + std::chrono::hours(24 * 365 * 55);  // some day in 2025
+const wall_time invariants_t0 =
+    wall_time{} + std::chrono::hours(24 * 365 * 55);  // some day in 2025
 
 // A mock server database with the rows a test puts in it.
 class crafted_server {
@@ -77,21 +78,22 @@ class crafted_journal {
 
   // A create of `cart` that ended `kind` with `status`, answering `body`.
   std::string create(const std::string& cart, outcome_kind kind, int status,
-                     const std::string& body, wall_time start = t0, wall_time end = t0 + 1s) {
+                     const std::string& body, wall_time start = invariants_t0,
+                     wall_time end = invariants_t0 + 1s) {
     return run(order_of(cart), kind, status, body, start, end);
   }
   std::string pay(const std::string& order_id, outcome_kind kind, int status) {
     return run(orders::pay(order_id, {.amount_minor = 200, .currency = "EUR"}), kind, status,
-               R"({"id":"pay_x"})", t0, t0 + 1s);
+               R"({"id":"pay_x"})", invariants_t0, invariants_t0 + 1s);
   }
   std::string cancel(const std::string& order_id, outcome_kind kind, int status) {
-    return run(orders::cancel(order_id), kind, status, "{}", t0, t0 + 1s);
+    return run(orders::cancel(order_id), kind, status, "{}", invariants_t0, invariants_t0 + 1s);
   }
   // An intent written down, never finished.
   void open(const std::string& cart) {
     const intent i = order_of(cart);
-    journal_->write(events::created{.what = i, .principal = "p", .at = t0});
-    journal_->write(events::attempt_started{.key = i.key(), .number = 1, .at = t0});
+    journal_->write(events::created{.what = i, .principal = "p", .at = invariants_t0});
+    journal_->write(events::attempt_started{.key = i.key(), .number = 1, .at = invariants_t0});
   }
   // Commits everything (the journal commits what is queued when it goes).
   void close() { journal_.reset(); }
@@ -266,10 +268,10 @@ TEST_F(SoakInvariants, ARunPastItsDeadlineBeyondTheToleranceIsFlagged) {
   clean_run();
   server_.order("ord_f", "cart-f", "CREATED");
   server_.order("ord_g", "cart-g", "CREATED");
-  journal_.create("cart-f", outcome_kind::succeeded, 201, R"({"id":"ord_f"})", t0,
-                  t0 + 10s + 400ms);  // within the tolerance
-  journal_.create("cart-g", outcome_kind::succeeded, 201, R"({"id":"ord_g"})", t0,
-                  t0 + 10s + 600ms);
+  journal_.create("cart-f", outcome_kind::succeeded, 201, R"({"id":"ord_f"})", invariants_t0,
+                  invariants_t0 + 10s + 400ms);  // within the tolerance
+  journal_.create("cart-g", outcome_kind::succeeded, 201, R"({"id":"ord_g"})", invariants_t0,
+                  invariants_t0 + 10s + 600ms);
   planned_ += 2;
   const auto v = verdict();
   EXPECT_EQ(violated(v), names{"no deadline overrun beyond tolerance"});

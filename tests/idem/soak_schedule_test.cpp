@@ -20,10 +20,10 @@ namespace {
 using namespace std::chrono_literals;
 using kind = timeline_entry::kind;
 
-const wall_time t0 = wall_time{} + std::chrono::hours(24 * 365 * 55);
+const wall_time schedule_t0 = wall_time{} + std::chrono::hours(24 * 365 * 55);
 
 timeline_entry at(kind what, std::chrono::milliseconds offset) {
-  return timeline_entry{.what = what, .at = t0 + offset};
+  return timeline_entry{.what = what, .at = schedule_t0 + offset};
 }
 
 TEST(SoakFaultSchedule, EveryEpochMixesEveryFaultKindTheServerAccepts) {
@@ -73,9 +73,9 @@ TEST(SoakRuns, ARunGoesFromItsFirstStepToItsOutcome) {
   const auto runs = runs_of(
       {at(kind::created, 0ms), at(kind::attempt_started, 100ms), at(kind::attempt_finished, 300ms),
        at(kind::waited, 300ms), at(kind::attempt_started, 800ms), at(kind::outcome, 900ms)},
-      {t0});
+      {schedule_t0});
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].start, t0 + 100ms);  // the plan's `created` is not part of the run
+  EXPECT_EQ(runs[0].start, schedule_t0 + 100ms);  // the plan's `created` is not part of the run
   EXPECT_EQ(runs[0].length(), 800ms);
 }
 
@@ -84,9 +84,9 @@ TEST(SoakRuns, AKilledProcessesStepsBelongToNoRun) {
   const auto runs = runs_of({at(kind::created, 0ms), at(kind::attempt_started, 100ms),
                              at(kind::attempt_finished, 200ms), at(kind::attempt_started, 900ms),
                              at(kind::attempt_started, 5'200ms), at(kind::outcome, 5'300ms)},
-                            {t0, t0 + 5s});
+                            {schedule_t0, schedule_t0 + 5s});
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].start, t0 + 5'200ms);
+  EXPECT_EQ(runs[0].start, schedule_t0 + 5'200ms);
   EXPECT_EQ(runs[0].length(), 100ms);
 }
 
@@ -96,13 +96,13 @@ TEST(SoakRuns, EachOutcomeEndsARunAndThePlanBindingStartsOne) {
       runs_of({at(kind::created, 0ms), at(kind::path_bound, 50ms), at(kind::attempt_started, 60ms),
                at(kind::lookup, 9'000ms), at(kind::outcome, 9'500ms),
                at(kind::attempt_started, 12'000ms), at(kind::outcome, 12'100ms)},
-              {t0, t0 + 11s});
+              {schedule_t0, schedule_t0 + 11s});
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[0].start, t0 + 50ms);
+  EXPECT_EQ(runs[0].start, schedule_t0 + 50ms);
   EXPECT_EQ(runs[0].length(), 9'450ms);
-  EXPECT_EQ(runs[1].start, t0 + 12'000ms);
+  EXPECT_EQ(runs[1].start, schedule_t0 + 12'000ms);
   EXPECT_EQ(runs[1].length(), 100ms);
-  EXPECT_TRUE(runs_of({at(kind::created, 0ms), at(kind::abandoned, 10ms)}, {t0}).empty());
+  EXPECT_TRUE(runs_of({at(kind::created, 0ms), at(kind::abandoned, 10ms)}, {schedule_t0}).empty());
 }
 
 TEST(SoakOptions, TheReplayLineAsksForTheSameRun) {

@@ -11,29 +11,29 @@ namespace {
 using namespace std::chrono_literals;
 using clock = transfer_deadlines::clock;
 
-const clock::time_point t0 = clock::time_point{} + 1h;
+const clock::time_point transfer_t0 = clock::time_point{} + 1h;
 
 TEST(TransferDeadlines, TakesWhatIsDueEarliestFirstAndKeepsTheRest) {
   transfer_deadlines d;
-  d.add(3, t0 + 300ms);
-  d.add(1, t0 + 100ms);
-  d.add(2, t0 + 200ms);
-  EXPECT_EQ(d.earliest(), t0 + 100ms);
-  EXPECT_TRUE(d.take_due(t0 + 99ms).empty());
-  EXPECT_EQ(d.take_due(t0 + 200ms), (std::vector<std::uint64_t>{1, 2}));
+  d.add(3, transfer_t0 + 300ms);
+  d.add(1, transfer_t0 + 100ms);
+  d.add(2, transfer_t0 + 200ms);
+  EXPECT_EQ(d.earliest(), transfer_t0 + 100ms);
+  EXPECT_TRUE(d.take_due(transfer_t0 + 99ms).empty());
+  EXPECT_EQ(d.take_due(transfer_t0 + 200ms), (std::vector<std::uint64_t>{1, 2}));
   EXPECT_EQ(d.size(), 1u);
-  EXPECT_EQ(d.earliest(), t0 + 300ms);
-  EXPECT_EQ(d.take_due(t0 + 1h), (std::vector<std::uint64_t>{3}));
+  EXPECT_EQ(d.earliest(), transfer_t0 + 300ms);
+  EXPECT_EQ(d.take_due(transfer_t0 + 1h), (std::vector<std::uint64_t>{3}));
   EXPECT_TRUE(d.empty());
   EXPECT_FALSE(d.earliest());
 }
 
 TEST(TransferDeadlines, ARemovedTransferIsNeverDue) {
   transfer_deadlines d;
-  auto first = d.add(1, t0 + 100ms);
-  d.add(2, t0 + 100ms);  // the same due time: both are kept
+  auto first = d.add(1, transfer_t0 + 100ms);
+  d.add(2, transfer_t0 + 100ms);  // the same due time: both are kept
   d.remove(first);
-  EXPECT_EQ(d.take_due(t0 + 100ms), (std::vector<std::uint64_t>{2}));
+  EXPECT_EQ(d.take_due(transfer_t0 + 100ms), (std::vector<std::uint64_t>{2}));
   EXPECT_TRUE(d.empty());
 }
 

@@ -17,8 +17,6 @@
 namespace idem::testing {
 namespace {
 
-const std::string orders = "/v1/orders";
-
 // Runs the completer now; returns how many records it settled (-1 on a bad answer).
 std::int64_t run_completer(api_client& api) {
   auto r = api.admin("POST", "/_mock/complete");

@@ -19,15 +19,6 @@ namespace {
 
 using json = nlohmann::json;
 
-const std::string orders = "/v1/orders";
-
-std::string payments_of(const std::string& id) {
-  return orders + "/" + id + "/payments";
-}
-std::string cancel_of(const std::string& id) {
-  return orders + "/" + id + "/cancel";
-}
-
 // The 202 of `Prefer: respond-async, wait=0` comes back once the key is claimed; the execution
 // starts at once on the server's single thread and runs up to its delay timer.
 const mock::header_list respond_at_once{{"Prefer", "respond-async, wait=0"}};

@@ -22,12 +22,6 @@ namespace {
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-const std::string orders = "/v1/orders";
-
-std::string payments_of(const std::string& order_id) {
-  return orders + "/" + order_id + "/payments";
-}
-
 class FaultInjection : public ::testing::Test {
  protected:
   running_server server_;

@@ -7,21 +7,18 @@
 #include <vector>
 
 #include "mock_server/canonical_json.hpp"
+#include "tests/mock_server/support/parsed_json.hpp"
 
 namespace idem::mock {
 namespace {
 
+using test::parsed_json;
+
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-json parsed(std::string_view text) {
-  auto value = parse_json(text);
-  EXPECT_TRUE(value.has_value()) << text;
-  return value.value_or(nullptr);
-}
-
 fault_config config_of(std::string_view text) {
-  auto result = parse_fault_config(parsed(text));
+  auto result = parse_fault_config(parsed_json(text));
   if (auto* error = std::get_if<std::string>(&result)) {
     ADD_FAILURE() << "unexpected parse error: " << *error;
     return {};
@@ -30,7 +27,7 @@ fault_config config_of(std::string_view text) {
 }
 
 std::string error_of(std::string_view text) {
-  auto result = parse_fault_config(parsed(text));
+  auto result = parse_fault_config(parsed_json(text));
   if (auto* error = std::get_if<std::string>(&result)) return *error;
   return "<parsed>";
 }

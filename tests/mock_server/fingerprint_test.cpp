@@ -3,15 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "mock_server/canonical_json.hpp"
+#include "tests/mock_server/support/parsed_json.hpp"
 
 namespace idem::mock {
 namespace {
 
-nlohmann::json parsed(std::string_view text) {
-  auto value = parse_json(text);
-  EXPECT_TRUE(value.has_value()) << text;
-  return value.value_or(nullptr);
-}
+using test::parsed_json;
 
 TEST(Sha256Hex, MatchesKnownAnswerVectors) {
   // FIPS 180-2 appendix B.1 and the empty message.
@@ -27,31 +24,33 @@ TEST(Sha256Hex, HashesEmbeddedNulBytes) {
 }
 
 TEST(RequestFingerprint, IsSha256OfMethodPathAndCanonicalJsonJoinedByNewlines) {
-  const auto body = parsed(R"({"b": 2, "a": 1})");
+  const auto body = parsed_json(R"({"b": 2, "a": 1})");
   EXPECT_EQ(request_fingerprint("POST", "/v1/orders", body),
             sha256_hex("POST\n/v1/orders\n{\"a\":1,\"b\":2}"));
 }
 
 TEST(RequestFingerprint, IgnoresKeyOrderAndWhitespace) {
-  EXPECT_EQ(request_fingerprint("POST", "/v1/orders", parsed(R"({"a":1,"b":[1,2]})")),
-            request_fingerprint("POST", "/v1/orders", parsed(" { \"b\" : [1, 2], \"a\" : 1 } ")));
+  EXPECT_EQ(
+      request_fingerprint("POST", "/v1/orders", parsed_json(R"({"a":1,"b":[1,2]})")),
+      request_fingerprint("POST", "/v1/orders", parsed_json(" { \"b\" : [1, 2], \"a\" : 1 } ")));
 }
 
 TEST(RequestFingerprint, IntegerAndFloatBodiesDiffer) {
-  EXPECT_NE(request_fingerprint("POST", "/v1/orders", parsed(R"({"amount_minor":1})")),
-            request_fingerprint("POST", "/v1/orders", parsed(R"({"amount_minor":1.0})")));
+  EXPECT_NE(request_fingerprint("POST", "/v1/orders", parsed_json(R"({"amount_minor":1})")),
+            request_fingerprint("POST", "/v1/orders", parsed_json(R"({"amount_minor":1.0})")));
 }
 
 TEST(RequestFingerprint, DependsOnMethodPathAndBody) {
-  const auto body = parsed(R"({"a":1})");
+  const auto body = parsed_json(R"({"a":1})");
   const auto base = request_fingerprint("POST", "/v1/orders/ord_1/payments", body);
   EXPECT_NE(base, request_fingerprint("PUT", "/v1/orders/ord_1/payments", body));
   EXPECT_NE(base, request_fingerprint("POST", "/v1/orders/ord_2/payments", body));
-  EXPECT_NE(base, request_fingerprint("POST", "/v1/orders/ord_1/payments", parsed(R"({"a":2})")));
+  EXPECT_NE(base,
+            request_fingerprint("POST", "/v1/orders/ord_1/payments", parsed_json(R"({"a":2})")));
 }
 
 TEST(RequestFingerprint, IsLowerCaseHexOf64Characters) {
-  const auto fp = request_fingerprint("POST", "/v1/orders", parsed("{}"));
+  const auto fp = request_fingerprint("POST", "/v1/orders", parsed_json("{}"));
   ASSERT_EQ(fp.size(), 64u);
   EXPECT_EQ(fp.find_first_not_of("0123456789abcdef"), std::string::npos);
 }

@@ -15,7 +15,6 @@ namespace {
 
 using json = nlohmann::json;
 
-const std::string orders = "/v1/orders";
 const std::string int64_max = "9223372036854775807";
 
 class HostileInput : public ::testing::Test {

@@ -18,21 +18,25 @@
 
 #include "mock_server/command_line.hpp"
 #include "mock_server/http_server.hpp"
+#include "tests/mock_server/support/response_header.hpp"
 #include "tests/support/endless_request.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/in_process_http_server.hpp"
+#include "tests/support/problem_assertions.hpp"
 #include "tests/support/raw_http_connection.hpp"
 #include "tests/support/running_server.hpp"
 
 namespace idem::mock {
 namespace {
 
+using test::header_of;
+
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 using testing::endless_request;
 using testing::raw_http_connection;
 
-constexpr std::string_view problem_prefix = "https://idem.example/problems/";
+using idem::testing::problem_prefix;
 constexpr std::string_view chunked_head =
     "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
 
@@ -40,11 +44,6 @@ constexpr std::string_view chunked_head =
 // framing (chunk-size lines, extensions, trailer), each at its limit.
 std::size_t request_bytes_limit(const http_server_options& o) {
   return o.header_limit + o.body_limit + o.framing_limit;
-}
-
-std::string header_of(const http::response<http::string_body>& res, http::field f) {
-  auto it = res.find(f);
-  return it == res.end() ? std::string{} : std::string(it->value());
 }
 
 std::string problem_type(const http::response<http::string_body>& res) {

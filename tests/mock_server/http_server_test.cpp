@@ -35,8 +35,10 @@
 #include <utility>
 #include <vector>
 
+#include "tests/mock_server/support/response_header.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/in_process_http_server.hpp"
+#include "tests/support/integration.hpp"
 #include "tests/support/raw_http_connection.hpp"
 #include "tests/support/running_server.hpp"
 
@@ -52,6 +54,8 @@
 namespace idem::mock {
 namespace {
 
+using test::header_of;
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -63,8 +67,6 @@ using namespace std::chrono_literals;
 
 // Only turns a hang into a failure; nothing is expected to take nearly this long.
 constexpr auto hang_bound = idem::testing::in_process_http_server::hang_bound;
-
-constexpr std::string_view problem_prefix = "https://idem.example/problems/";
 
 http_server_options test_options() {
   return {.read_timeout = 5s, .write_timeout = 5s, .idle_timeout = 10s, .shutdown_grace = 1s};
@@ -90,11 +92,6 @@ class event_count {
   std::condition_variable cv_;
   int count_ = 0;
 };
-
-std::string header_of(const http::response<http::string_body>& res, http::field f) {
-  auto it = res.find(f);
-  return it == res.end() ? std::string{} : std::string(it->value());
-}
 
 std::string chunked(std::string_view head, std::size_t chunks, std::size_t chunk_size) {
   std::string out(head);
@@ -271,7 +268,7 @@ TEST_F(HttpServerTest, MalformedRequestsGet400ProblemAndTheServerServesTheNextCl
     ASSERT_TRUE(r.ok()) << r.ec.message() << " for " << bytes;
     EXPECT_EQ(r.res.status, 400) << bytes;
     EXPECT_EQ(r.res.header("Content-Type"), "application/problem+json");
-    EXPECT_EQ(r.res.json()["type"], std::string(problem_prefix) + "validation-failed");
+    EXPECT_EQ(idem::testing::problem_name(r.res), "validation-failed");
     EXPECT_EQ(r.res.header("Connection"), "close");
 
     http_client next(port());
@@ -419,7 +416,7 @@ TEST_F(HttpServerTest, ThrowingHandlerGets500InternalAndTheServerStaysAlive) {
     ASSERT_TRUE(r.ok()) << r.ec.message();
     EXPECT_EQ(r.res.status, 500);
     EXPECT_EQ(r.res.header("Content-Type"), "application/problem+json");
-    EXPECT_EQ(r.res.json()["type"], std::string(problem_prefix) + "internal");
+    EXPECT_EQ(idem::testing::problem_name(r.res), "internal");
   }
   auto next = client.send("GET", "/echo");
   ASSERT_TRUE(next.ok()) << next.ec.message();

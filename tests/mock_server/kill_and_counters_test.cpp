@@ -21,8 +21,6 @@
 namespace idem::testing {
 namespace {
 
-const std::string orders = "/v1/orders";
-
 class KillAndCounters : public ::testing::Test {
  protected:
   temp_db_file db_;  // declared first: the server is gone before its files are removed

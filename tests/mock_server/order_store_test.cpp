@@ -7,7 +7,7 @@
 namespace idem::mock {
 namespace {
 
-constexpr std::int64_t t0 = 1'795'989'600'123;  // 2026-11-29T22:00:00.123Z
+constexpr std::int64_t order_t0 = 1'795'989'600'123;  // 2026-11-29T22:00:00.123Z
 
 order sample_order(std::string id = "ord_1", std::string merchant_order_id = "m-1",
                    std::string principal = "alice") {
@@ -19,11 +19,11 @@ order sample_order(std::string id = "ord_1", std::string merchant_order_id = "m-
           .amount_minor = 1500,
           .items = nlohmann::json::parse(R"([{"sku":"A","quantity":3,"unit_price_minor":500}])"),
           .status = "CREATED",
-          .created_at_ms = t0,
+          .created_at_ms = order_t0,
           .paying_record_id = std::nullopt};
 }
 
-payment sample_payment(std::string id, std::int64_t created_at = t0) {
+payment sample_payment(std::string id, std::int64_t created_at = order_t0) {
   return {.id = std::move(id),
           .order_id = "ord_1",
           .amount_minor = 1500,
@@ -53,7 +53,7 @@ TEST_F(order_store_test, InsertedOrderIsFoundByIdAndByMerchantOrderId) {
     EXPECT_EQ(found->amount_minor, 1500);
     EXPECT_EQ(found->items, sample_order().items);
     EXPECT_EQ(found->status, "CREATED");
-    EXPECT_EQ(found->created_at_ms, t0);
+    EXPECT_EQ(found->created_at_ms, order_t0);
   }
 }
 
@@ -117,9 +117,9 @@ TEST_F(order_store_test, TransitionOfAnUnknownOrderFails) {
 
 TEST_F(order_store_test, PaymentsAreListedOldestFirst) {
   ASSERT_TRUE(orders.insert_order(sample_order()));
-  orders.insert_payment(sample_payment("pay_late", t0 + 10));
-  orders.insert_payment(sample_payment("pay_b", t0));
-  orders.insert_payment(sample_payment("pay_a", t0));  // same instant: insertion order
+  orders.insert_payment(sample_payment("pay_late", order_t0 + 10));
+  orders.insert_payment(sample_payment("pay_b", order_t0));
+  orders.insert_payment(sample_payment("pay_a", order_t0));  // same instant: insertion order
   auto list = orders.payments_of("ord_1");
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0].id, "pay_b");
@@ -130,7 +130,7 @@ TEST_F(order_store_test, PaymentsAreListedOldestFirst) {
   EXPECT_EQ(list[2].currency, "EUR");
   EXPECT_EQ(list[2].status, "CAPTURED");
   EXPECT_EQ(list[2].provider_charge_id, "ch_1");
-  EXPECT_EQ(list[2].created_at_ms, t0 + 10);
+  EXPECT_EQ(list[2].created_at_ms, order_t0 + 10);
   EXPECT_TRUE(orders.payments_of("ord_other").empty());
 }
 
@@ -172,7 +172,7 @@ TEST_F(order_store_test, MaxKeysPerBusinessIdCountsDistinctKeysPerMerchantOrderI
 
 TEST(order_json, OrderHasTheApiFieldsItsPaymentsAndAnRfc3339CreatedAt) {
   auto o = sample_order();
-  auto j = to_json(o, {sample_payment("pay_1", t0 + 1)});
+  auto j = to_json(o, {sample_payment("pay_1", order_t0 + 1)});
   EXPECT_EQ(j["id"], "ord_1");
   EXPECT_EQ(j["merchant_order_id"], "m-1");
   EXPECT_EQ(j["customer_id"], "cust-7");

@@ -6,22 +6,17 @@
 #include <vector>
 
 #include "mock_server/canonical_json.hpp"
+#include "tests/mock_server/support/parsed_json.hpp"
 
 namespace idem::mock {
 namespace {
 
+using test::parsed_json;
+
 using json = nlohmann::json;
 
-// Bodies are parsed from text, as the server sees them: non-negative integers arrive as
-// number_unsigned, negative ones as number_integer, anything with '.' or 'e' as number_float.
-json parsed(std::string_view text) {
-  auto value = parse_json(text);
-  EXPECT_TRUE(value.has_value()) << text;
-  return value.value_or(nullptr);
-}
-
 json valid_order() {
-  return parsed(R"({"merchant_order_id": "mo-1", "customer_id": "cus-1", "currency": "EUR",
+  return parsed_json(R"({"merchant_order_id": "mo-1", "customer_id": "cus-1", "currency": "EUR",
                     "amount_minor": 1500,
                     "items": [{"sku": "A", "quantity": 2, "unit_price_minor": 500},
                               {"sku": "B", "quantity": 1, "unit_price_minor": 500}]})");
@@ -66,7 +61,7 @@ TEST(CreateOrderValidation, UnknownFieldsAreAllowed) {
 
 TEST(CreateOrderValidation, NonObjectBodyIsASingleBodyError) {
   for (const char* text : {"[]", "\"order\"", "null", "42"}) {
-    EXPECT_EQ(fields_of(validate_create_order(parsed(text))), fields{"body"}) << text;
+    EXPECT_EQ(fields_of(validate_create_order(parsed_json(text))), fields{"body"}) << text;
   }
 }
 
@@ -79,9 +74,9 @@ TEST(CreateOrderValidation, EveryMissingFieldIsReported) {
 }
 
 TEST(CreateOrderValidation, WholeFloatAmountIsNotAnInteger) {
-  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed("1500.0")),
+  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed_json("1500.0")),
             fields{"amount_minor"});
-  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed("1.5e3")),
+  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed_json("1.5e3")),
             fields{"amount_minor"});
 }
 
@@ -91,21 +86,21 @@ TEST(CreateOrderValidation, StringAndBooleanAmountsAreNotIntegers) {
 }
 
 TEST(CreateOrderValidation, AmountMustBePositive) {
-  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed("0")),
+  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed_json("0")),
             fields{"amount_minor"});
-  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed("-1500")),
+  EXPECT_EQ(order_errors_with(json::json_pointer("/amount_minor"), parsed_json("-1500")),
             fields{"amount_minor"});
 }
 
 TEST(CreateOrderValidation, AmountUpTo2Pow53Minus1IsAcceptedAndAboveIsNot) {
-  auto body = parsed(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
+  auto body = parsed_json(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
       "amount_minor": 9007199254740991,
       "items": [{"sku": "A", "quantity": 1, "unit_price_minor": 9007199254740991}]})");
   EXPECT_TRUE(validate_create_order(body).empty());
 
-  body["amount_minor"] = parsed("9007199254740992");
+  body["amount_minor"] = parsed_json("9007199254740992");
   EXPECT_EQ(fields_of(validate_create_order(body)), fields{"amount_minor"});
-  body["amount_minor"] = parsed("18446744073709551615");  // uint64 max must not wrap negative
+  body["amount_minor"] = parsed_json("18446744073709551615");  // uint64 max must not wrap negative
   EXPECT_EQ(fields_of(validate_create_order(body)), fields{"amount_minor"});
 }
 
@@ -157,7 +152,8 @@ TEST(CreateOrderValidation, MissingItemFieldsAreReported) {
 }
 
 TEST(CreateOrderValidation, QuantityMustBeAPositiveInteger) {
-  for (const json& bad : {parsed("0"), parsed("-1"), parsed("2.0"), json(true), json("2")}) {
+  for (const json& bad :
+       {parsed_json("0"), parsed_json("-1"), parsed_json("2.0"), json(true), json("2")}) {
     EXPECT_EQ(order_errors_with(json::json_pointer("/items/0/quantity"), bad),
               fields{"items[0].quantity"})
         << bad.dump();
@@ -188,7 +184,7 @@ TEST(CreateOrderValidation, SumIsNotComparedWhenAnItemIsInvalid) {
 
 TEST(CreateOrderValidation, HugeLineTotalsAreAMismatchNotAnOverflow) {
   // (2^53-1)^2 and 2^52 * 2^52 are far beyond int64: a naive product would overflow.
-  auto body = parsed(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
+  auto body = parsed_json(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
       "amount_minor": 1,
       "items": [{"sku": "A", "quantity": 9007199254740991, "unit_price_minor": 9007199254740991},
                 {"sku": "B", "quantity": 4503599627370496, "unit_price_minor": 4503599627370496}]})");
@@ -197,7 +193,7 @@ TEST(CreateOrderValidation, HugeLineTotalsAreAMismatchNotAnOverflow) {
 
 TEST(CreateOrderValidation, WrappedProductCannotFakeAMatchingSum) {
   // 2^32 * 2^32 wraps to 0 in 64-bit arithmetic, which would make the sum look like 5.
-  auto body = parsed(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
+  auto body = parsed_json(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
       "amount_minor": 5,
       "items": [{"sku": "A", "quantity": 4294967296, "unit_price_minor": 4294967296},
                 {"sku": "B", "quantity": 1, "unit_price_minor": 5}]})");
@@ -205,12 +201,12 @@ TEST(CreateOrderValidation, WrappedProductCannotFakeAMatchingSum) {
 }
 
 TEST(CreateOrderValidation, SumExactlyAtTheMaximumIsAccepted) {
-  auto body = parsed(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
+  auto body = parsed_json(R"({"merchant_order_id": "m", "customer_id": "c", "currency": "EUR",
       "amount_minor": 9007199254740991,
       "items": [{"sku": "A", "quantity": 1, "unit_price_minor": 4503599627370496},
                 {"sku": "B", "quantity": 1, "unit_price_minor": 4503599627370495}]})");
   EXPECT_TRUE(validate_create_order(body).empty());
-  body["items"][1]["unit_price_minor"] = parsed("4503599627370496");  // one over
+  body["items"][1]["unit_price_minor"] = parsed_json("4503599627370496");  // one over
   EXPECT_EQ(fields_of(validate_create_order(body)), fields{"amount_minor"});
 }
 
@@ -224,7 +220,7 @@ TEST(CreateOrderValidation, SeveralErrorsAreReportedTogether) {
 }
 
 json valid_payment() {
-  return parsed(R"({"amount_minor": 1500, "currency": "EUR", "payment_method": "card"})");
+  return parsed_json(R"({"amount_minor": 1500, "currency": "EUR", "payment_method": "card"})");
 }
 
 TEST(PaymentValidation, ValidPaymentHasNoErrors) {
@@ -241,8 +237,8 @@ TEST(PaymentValidation, NonObjectBodyIsASingleBodyError) {
 }
 
 TEST(PaymentValidation, AmountFollowsTheSameIntegerRules) {
-  for (const json& bad :
-       {parsed("1500.0"), parsed("0"), parsed("9007199254740992"), json(false), json("1500")}) {
+  for (const json& bad : {parsed_json("1500.0"), parsed_json("0"), parsed_json("9007199254740992"),
+                          json(false), json("1500")}) {
     json body = valid_payment();
     body["amount_minor"] = bad;
     EXPECT_EQ(fields_of(validate_payment(body)), fields{"amount_minor"}) << bad.dump();
@@ -258,11 +254,11 @@ TEST(PaymentValidation, CurrencyAndPaymentMethodAreChecked) {
 
 TEST(CancelValidation, ReasonIsOptional) {
   EXPECT_TRUE(validate_cancel(json::object()).empty());
-  EXPECT_TRUE(validate_cancel(parsed(R"({"reason": "customer asked"})")).empty());
+  EXPECT_TRUE(validate_cancel(parsed_json(R"({"reason": "customer asked"})")).empty());
 }
 
 TEST(CancelValidation, NullReasonMeansNoReason) {
-  EXPECT_TRUE(validate_cancel(parsed(R"({"reason": null})")).empty());
+  EXPECT_TRUE(validate_cancel(parsed_json(R"({"reason": null})")).empty());
 }
 
 TEST(CancelValidation, ReasonOfUpTo1000CharactersIsAccepted) {
@@ -272,20 +268,21 @@ TEST(CancelValidation, ReasonOfUpTo1000CharactersIsAccepted) {
 }
 
 TEST(CancelValidation, NonStringReasonIsRejected) {
-  EXPECT_EQ(fields_of(validate_cancel(parsed(R"({"reason": 5})"))), fields{"reason"});
+  EXPECT_EQ(fields_of(validate_cancel(parsed_json(R"({"reason": 5})"))), fields{"reason"});
 }
 
 TEST(CancelValidation, NonObjectBodyIsASingleBodyError) {
-  EXPECT_EQ(fields_of(validate_cancel(parsed("\"because\""))), fields{"body"});
+  EXPECT_EQ(fields_of(validate_cancel(parsed_json("\"because\""))), fields{"body"});
 }
 
 TEST(FieldErrorsJson, EmptyListIsAnEmptyArray) {
-  EXPECT_EQ(to_json({}).dump(), "[]");
+  EXPECT_EQ(to_json(std::vector<field_error>{}).dump(), "[]");
 }
 
 TEST(FieldErrorsJson, EachErrorIsAnObjectWithFieldAndMessage) {
-  const auto j = to_json({{"currency", "bad"}, {"items[0].sku", "is required"}});
-  EXPECT_EQ(j, parsed(R"([{"field": "currency", "message": "bad"},
+  const auto j =
+      to_json(std::vector<field_error>{{"currency", "bad"}, {"items[0].sku", "is required"}});
+  EXPECT_EQ(j, parsed_json(R"([{"field": "currency", "message": "bad"},
                            {"field": "items[0].sku", "message": "is required"}])"));
 }
 

@@ -9,7 +9,7 @@
 namespace idem::mock {
 namespace {
 
-constexpr std::int64_t t0 = 1'795'989'600'000;
+constexpr std::int64_t provider_t0 = 1'795'989'600'000;
 
 class payment_provider_test : public ::testing::Test {
  protected:
@@ -17,7 +17,7 @@ class payment_provider_test : public ::testing::Test {
 
   provider_charge charge(std::string_view key, std::string_view order_id = "ord_1",
                          std::string_view method = "card") {
-    return provider.charge(key, order_id, 1500, "EUR", method, t0);
+    return provider.charge(key, order_id, 1500, "EUR", method, provider_t0);
   }
 
   database db{":memory:"};
@@ -38,7 +38,7 @@ TEST_F(payment_provider_test, ChargeCapturesTheAmountAndIsCounted) {
 
 TEST_F(payment_provider_test, SecondChargeWithTheSameKeyReturnsTheFirstResultUnchanged) {
   auto first = charge("pk-1");
-  auto again = provider.charge("pk-1", "ord_other", 1, "USD", "card_declined", t0 + 5);
+  auto again = provider.charge("pk-1", "ord_other", 1, "USD", "card_declined", provider_t0 + 5);
   EXPECT_EQ(again.charge_id, first.charge_id);
   EXPECT_EQ(again.order_id, "ord_1");
   EXPECT_EQ(again.amount_minor, 1500);
@@ -80,7 +80,7 @@ TEST_F(payment_provider_test, ChargeIsRefusedInsideTheCallersTransaction) {
   // Joining the server's transaction would let its rollback undo a charge that happened.
   transaction txn{db};
   EXPECT_THROW(charge("pk-1"), std::logic_error);
-  EXPECT_THROW(provider.refund("rk-1", "ch_1", t0), std::logic_error);
+  EXPECT_THROW(provider.refund("rk-1", "ch_1", provider_t0), std::logic_error);
 }
 
 TEST_F(payment_provider_test, ChargeOutlivesAServerTransactionThatRollsBackAfterIt) {
@@ -95,11 +95,11 @@ TEST_F(payment_provider_test, ChargeOutlivesAServerTransactionThatRollsBackAfter
 
 TEST_F(payment_provider_test, RefundRefundsACapturedChargeOncePerKey) {
   auto c = charge("pk-1");
-  EXPECT_TRUE(provider.refund("rk-1", c.charge_id, t0));
+  EXPECT_TRUE(provider.refund("rk-1", c.charge_id, provider_t0));
   EXPECT_TRUE(provider.find("pk-1")->refunded);
   EXPECT_EQ(provider.refunds(), 1);
 
-  EXPECT_TRUE(provider.refund("rk-1", c.charge_id, t0 + 1));  // a retry of the same refund
+  EXPECT_TRUE(provider.refund("rk-1", c.charge_id, provider_t0 + 1));  // a retry of the same refund
   EXPECT_EQ(provider.refunds(), 1);
   EXPECT_EQ(provider.captured_charges(), 1);  // refunded charges still happened
   EXPECT_FALSE(db.in_transaction());
@@ -107,23 +107,23 @@ TEST_F(payment_provider_test, RefundRefundsACapturedChargeOncePerKey) {
 
 TEST_F(payment_provider_test, RefundOfARefundedChargeUnderAnotherKeyDoesNothing) {
   auto c = charge("pk-1");
-  ASSERT_TRUE(provider.refund("rk-1", c.charge_id, t0));
-  EXPECT_TRUE(provider.refund("rk-2", c.charge_id, t0));
+  ASSERT_TRUE(provider.refund("rk-1", c.charge_id, provider_t0));
+  EXPECT_TRUE(provider.refund("rk-2", c.charge_id, provider_t0));
   EXPECT_EQ(provider.refunds(), 1);
 }
 
 TEST_F(payment_provider_test, DeclinedOrUnknownChargeCannotBeRefunded) {
   auto declined = charge("pk-1", "ord_1", "card_declined");
-  EXPECT_FALSE(provider.refund("rk-1", declined.charge_id, t0));
-  EXPECT_FALSE(provider.refund("rk-2", "ch_unknown", t0));
+  EXPECT_FALSE(provider.refund("rk-1", declined.charge_id, provider_t0));
+  EXPECT_FALSE(provider.refund("rk-2", "ch_unknown", provider_t0));
   EXPECT_EQ(provider.refunds(), 0);
 }
 
 TEST_F(payment_provider_test, RefundKeyIsSpentOnItsFirstCharge) {
   auto a = charge("pk-1", "ord_1");
   auto b = charge("pk-2", "ord_2");
-  ASSERT_TRUE(provider.refund("rk-1", a.charge_id, t0));
-  EXPECT_FALSE(provider.refund("rk-1", b.charge_id, t0));
+  ASSERT_TRUE(provider.refund("rk-1", a.charge_id, provider_t0));
+  EXPECT_FALSE(provider.refund("rk-1", b.charge_id, provider_t0));
   EXPECT_FALSE(provider.find("pk-2")->refunded);
   EXPECT_EQ(provider.refunds(), 1);
 }
@@ -137,7 +137,7 @@ TEST_F(payment_provider_test, OrdersWithMultipleChargesCountsOnlyMoneyStillTaken
   charge("pk-4", "ord_2", "card_declined");  // a decline is not a charge
   EXPECT_EQ(provider.orders_with_multiple_charges(), 1);
 
-  ASSERT_TRUE(provider.refund("rk-1", first.charge_id, t0));  // the duplicate was repaired
+  ASSERT_TRUE(provider.refund("rk-1", first.charge_id, provider_t0));  // the duplicate was repaired
   EXPECT_EQ(provider.orders_with_multiple_charges(), 0);
 }
 

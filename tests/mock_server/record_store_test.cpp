@@ -12,7 +12,7 @@
 namespace idem::mock {
 namespace {
 
-constexpr std::int64_t t0 = 1'795'989'600'000;  // 2026-11-29T22:00:00Z
+constexpr std::int64_t record_t0 = 1'795'989'600'000;  // 2026-11-29T22:00:00Z
 constexpr std::int64_t lease_ms = 30'000;
 constexpr std::int64_t ttl_ms = 24 * 3600 * 1000;
 
@@ -21,7 +21,7 @@ const record_scope scope_a{.principal = "alice", .operation = "POST /v1/orders",
 using testing::temp_db_file;
 
 claim_request claim_for(const record_scope& scope, const std::string& owner,
-                        const std::string& request_id, std::int64_t now = t0) {
+                        const std::string& request_id, std::int64_t now = record_t0) {
   return {.scope = scope,
           .fingerprint = "fp-" + scope.key,
           .request_id = request_id,
@@ -55,7 +55,7 @@ class record_store_test : public ::testing::Test {
     record_scope scope{.principal = "alice", .operation = "POST /v1/orders", .key = key};
     EXPECT_TRUE(records.try_claim(claim_for(scope, "owner", "req_" + key)));
     auto r = *records.find(scope);
-    EXPECT_TRUE(records.complete(r.id, "owner", created_response(), t0, expires_at));
+    EXPECT_TRUE(records.complete(r.id, "owner", created_response(), record_t0, expires_at));
     return *records.find(scope);
   }
 
@@ -75,15 +75,15 @@ TEST_F(record_store_test, FirstClaimCreatesAProcessingRecordOwnedByTheClaimer) {
   EXPECT_EQ(r.resource_id, "");
   EXPECT_FALSE(r.response.has_value());
   EXPECT_EQ(r.lease_owner, "owner-1");
-  EXPECT_EQ(r.lease_expires_at_ms, t0 + lease_ms);
-  EXPECT_EQ(r.created_at_ms, t0);
+  EXPECT_EQ(r.lease_expires_at_ms, record_t0 + lease_ms);
+  EXPECT_EQ(r.created_at_ms, record_t0);
   EXPECT_FALSE(r.expires_at_ms.has_value());
   EXPECT_EQ(r.request_id, "req_1");
 }
 
 TEST_F(record_store_test, SecondClaimOfTheSameScopeLosesAndChangesNothing) {
   auto first = claim_a();
-  auto second = claim_for(scope_a, "owner-2", "req_2", t0 + 1);
+  auto second = claim_for(scope_a, "owner-2", "req_2", record_t0 + 1);
   second.fingerprint = "another-fingerprint";
   EXPECT_FALSE(records.try_claim(second));
 
@@ -98,7 +98,8 @@ TEST_F(record_store_test, SecondClaimOfTheSameScopeLosesAndChangesNothing) {
 
 TEST_F(record_store_test, SecondClaimLosesEvenAfterTheFirstCompleted) {
   auto first = claim_a();
-  ASSERT_TRUE(records.complete(first.id, "owner-1", created_response(), t0, t0 + ttl_ms));
+  ASSERT_TRUE(
+      records.complete(first.id, "owner-1", created_response(), record_t0, record_t0 + ttl_ms));
   EXPECT_FALSE(records.try_claim(claim_for(scope_a, "owner-2", "req_2")));
 }
 
@@ -155,19 +156,20 @@ TEST_F(record_store_test, OnlyTheCurrentLeaseOwnerOwnsTheRecord) {
   auto r = claim_a();
   EXPECT_TRUE(records.is_owner(r.id, "owner-1"));
   EXPECT_FALSE(records.is_owner(r.id, "owner-2"));
-  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", t0 + lease_ms, t0 + 2 * lease_ms));
+  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", record_t0 + lease_ms,
+                                record_t0 + 2 * lease_ms));
   EXPECT_FALSE(records.is_owner(r.id, "owner-1"));
   EXPECT_TRUE(records.is_owner(r.id, "owner-2"));
-  ASSERT_TRUE(records.complete(r.id, "owner-2", created_response(), t0, t0 + ttl_ms));
+  ASSERT_TRUE(records.complete(r.id, "owner-2", created_response(), record_t0, record_t0 + ttl_ms));
   EXPECT_FALSE(records.is_owner(r.id, "owner-2"));  // nothing left to own once COMPLETED
 }
 
 TEST_F(record_store_test, TakeOverFailsWhileTheLeaseIsLive) {
   auto r = claim_a();
-  EXPECT_FALSE(
-      records.take_over(r.id, "owner-1", "owner-2", r.lease_expires_at_ms - 1, t0 + 2 * lease_ms));
+  EXPECT_FALSE(records.take_over(r.id, "owner-1", "owner-2", r.lease_expires_at_ms - 1,
+                                 record_t0 + 2 * lease_ms));
   EXPECT_EQ(records.find(scope_a)->lease_owner, "owner-1");
-  EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, t0 + lease_ms);
+  EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, record_t0 + lease_ms);
 }
 
 TEST_F(record_store_test, TakeOverSucceedsWhenTheLeaseExpiresExactlyNow) {
@@ -190,9 +192,10 @@ TEST_F(record_store_test, TakeOverAfterExpirySucceedsOnceAndTheCasLoserFails) {
 
 TEST_F(record_store_test, TakeOverBasedOnAStaleReadOfTheOwnerFails) {
   auto r = claim_a();
-  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", t0 + lease_ms, t0 + 2 * lease_ms));
+  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", record_t0 + lease_ms,
+                                record_t0 + 2 * lease_ms));
   // owner-2's lease has run out too, but this contender still believes owner-1 holds it.
-  const auto much_later = t0 + 10 * lease_ms;
+  const auto much_later = record_t0 + 10 * lease_ms;
   EXPECT_FALSE(records.take_over(r.id, "owner-1", "owner-3", much_later, much_later + lease_ms));
   EXPECT_EQ(records.find(scope_a)->lease_owner, "owner-2");
   EXPECT_TRUE(records.take_over(r.id, "owner-2", "owner-3", much_later, much_later + lease_ms));
@@ -201,7 +204,8 @@ TEST_F(record_store_test, TakeOverBasedOnAStaleReadOfTheOwnerFails) {
 TEST_F(record_store_test, TakeOverKeepsTheRequestIdAndTheRecoveryPoint) {
   auto r = claim_a();
   ASSERT_TRUE(records.set_recovery_point(r.id, "owner-1", "charged", "ord_1"));
-  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", t0 + lease_ms, t0 + 2 * lease_ms));
+  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", record_t0 + lease_ms,
+                                record_t0 + 2 * lease_ms));
   auto after = records.find(scope_a);
   EXPECT_EQ(after->request_id, "req_1");
   EXPECT_EQ(after->recovery_point, "charged");
@@ -211,9 +215,9 @@ TEST_F(record_store_test, TakeOverKeepsTheRequestIdAndTheRecoveryPoint) {
 
 TEST_F(record_store_test, TakeOverOfACompletedRecordFails) {
   auto r = claim_a();
-  ASSERT_TRUE(records.complete(r.id, "owner-1", created_response(), t0, t0 + ttl_ms));
-  EXPECT_FALSE(
-      records.take_over(r.id, "owner-1", "owner-2", t0 + 10 * lease_ms, t0 + 11 * lease_ms));
+  ASSERT_TRUE(records.complete(r.id, "owner-1", created_response(), record_t0, record_t0 + ttl_ms));
+  EXPECT_FALSE(records.take_over(r.id, "owner-1", "owner-2", record_t0 + 10 * lease_ms,
+                                 record_t0 + 11 * lease_ms));
   EXPECT_EQ(records.find(scope_a)->state, record_state::completed);
 }
 
@@ -236,9 +240,11 @@ TEST_F(record_store_test, RecoveryPointByANonOwnerFailsAndChangesNothing) {
 
 TEST_F(record_store_test, ExecutorThatLostItsLeaseCanNeitherRecordProgressNorComplete) {
   auto r = claim_a();
-  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", t0 + lease_ms, t0 + 2 * lease_ms));
+  ASSERT_TRUE(records.take_over(r.id, "owner-1", "owner-2", record_t0 + lease_ms,
+                                record_t0 + 2 * lease_ms));
   EXPECT_FALSE(records.set_recovery_point(r.id, "owner-1", "late", "ord_late"));
-  EXPECT_FALSE(records.complete(r.id, "owner-1", created_response(), t0, t0 + ttl_ms));
+  EXPECT_FALSE(
+      records.complete(r.id, "owner-1", created_response(), record_t0, record_t0 + ttl_ms));
   auto after = records.find(scope_a);
   EXPECT_EQ(after->state, record_state::processing);
   EXPECT_EQ(after->recovery_point, "");
@@ -247,7 +253,7 @@ TEST_F(record_store_test, ExecutorThatLostItsLeaseCanNeitherRecordProgressNorCom
 
 TEST_F(record_store_test, OwnerCompletesWithTheResponseAndExpiry) {
   auto r = claim_a();
-  const auto done_at = t0 + 500;
+  const auto done_at = record_t0 + 500;
   EXPECT_TRUE(records.complete(r.id, "owner-1", created_response(), done_at, done_at + ttl_ms));
   auto after = records.find(scope_a);
   EXPECT_EQ(after->state, record_state::completed);
@@ -256,14 +262,15 @@ TEST_F(record_store_test, OwnerCompletesWithTheResponseAndExpiry) {
   EXPECT_EQ(after->response->headers, created_response().headers);  // order kept
   EXPECT_EQ(after->response->body, R"({"id":"ord_1"})");
   EXPECT_EQ(after->expires_at_ms, done_at + ttl_ms);
-  EXPECT_EQ(after->created_at_ms, t0);
+  EXPECT_EQ(after->created_at_ms, record_t0);
   EXPECT_EQ(after->request_id, "req_1");
 }
 
 TEST_F(record_store_test, CompletionWithoutHeadersOrBodyRoundTrips) {
   auto r = claim_a();
-  ASSERT_TRUE(records.complete(
-      r.id, "owner-1", stored_response{.status = 204, .headers = {}, .body = ""}, t0, t0 + ttl_ms));
+  ASSERT_TRUE(records.complete(r.id, "owner-1",
+                               stored_response{.status = 204, .headers = {}, .body = ""}, record_t0,
+                               record_t0 + ttl_ms));
   auto after = records.find(scope_a);
   ASSERT_TRUE(after->response);
   EXPECT_EQ(after->response->status, 204);
@@ -273,7 +280,8 @@ TEST_F(record_store_test, CompletionWithoutHeadersOrBodyRoundTrips) {
 
 TEST_F(record_store_test, CompleteByANonOwnerFailsAndChangesNothing) {
   auto r = claim_a();
-  EXPECT_FALSE(records.complete(r.id, "intruder", created_response(), t0, t0 + ttl_ms));
+  EXPECT_FALSE(
+      records.complete(r.id, "intruder", created_response(), record_t0, record_t0 + ttl_ms));
   auto after = records.find(scope_a);
   EXPECT_EQ(after->state, record_state::processing);
   EXPECT_FALSE(after->response);
@@ -282,9 +290,9 @@ TEST_F(record_store_test, CompleteByANonOwnerFailsAndChangesNothing) {
 
 TEST_F(record_store_test, CompletedRecordCannotBeCompletedAgain) {
   auto r = claim_a();
-  ASSERT_TRUE(records.complete(r.id, "owner-1", created_response(), t0, t0 + ttl_ms));
+  ASSERT_TRUE(records.complete(r.id, "owner-1", created_response(), record_t0, record_t0 + ttl_ms));
   stored_response other{.status = 500, .headers = {}, .body = "other"};
-  EXPECT_FALSE(records.complete(r.id, "owner-1", other, t0 + 1, t0 + 1 + ttl_ms));
+  EXPECT_FALSE(records.complete(r.id, "owner-1", other, record_t0 + 1, record_t0 + 1 + ttl_ms));
   EXPECT_EQ(records.find(scope_a)->response->status, 201);
 }
 
@@ -303,14 +311,14 @@ TEST_F(record_store_test, ReleaseByANonOwnerFailsAndKeepsTheRecord) {
 
 TEST_F(record_store_test, ReleaseNeverDeletesACompletedRecord) {
   auto r = claim_a();
-  ASSERT_TRUE(records.complete(r.id, "owner-1", created_response(), t0, t0 + ttl_ms));
+  ASSERT_TRUE(records.complete(r.id, "owner-1", created_response(), record_t0, record_t0 + ttl_ms));
   EXPECT_FALSE(records.release(r.id, "owner-1"));
   EXPECT_TRUE(records.find(scope_a));
 }
 
 TEST_F(record_store_test, ExpiredLeaseLetsTheNextRequestTakeOverAtOnce) {
   auto r = claim_a();
-  const auto now = t0 + 10;
+  const auto now = record_t0 + 10;
   EXPECT_TRUE(records.expire_lease(r.id, "owner-1", now));
   EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, now);
   EXPECT_TRUE(records.take_over(r.id, "owner-1", "owner-2", now, now + lease_ms));
@@ -324,30 +332,30 @@ TEST_F(record_store_test, ExpiringALeaseNeverLengthensIt) {
 
 TEST_F(record_store_test, ExpireLeaseByANonOwnerFailsAndKeepsTheLease) {
   auto r = claim_a();
-  EXPECT_FALSE(records.expire_lease(r.id, "intruder", t0));
-  EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, t0 + lease_ms);
+  EXPECT_FALSE(records.expire_lease(r.id, "intruder", record_t0));
+  EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, record_t0 + lease_ms);
 }
 
 TEST_F(record_store_test, DeleteIfExpiredRemovesACompletedRecordOnlyOnceItExpired) {
-  auto r = completed("k-1", t0 + ttl_ms);
-  EXPECT_FALSE(records.delete_if_expired(r.id, t0 + ttl_ms - 1));
+  auto r = completed("k-1", record_t0 + ttl_ms);
+  EXPECT_FALSE(records.delete_if_expired(r.id, record_t0 + ttl_ms - 1));
   EXPECT_TRUE(records.find(scope_a));
-  EXPECT_TRUE(records.delete_if_expired(r.id, t0 + ttl_ms));
+  EXPECT_TRUE(records.delete_if_expired(r.id, record_t0 + ttl_ms));
   EXPECT_FALSE(records.find(scope_a));
 }
 
 TEST_F(record_store_test, DeleteIfExpiredNeverRemovesAProcessingRecord) {
   auto r = claim_a();
-  EXPECT_FALSE(records.delete_if_expired(r.id, t0 + 100 * ttl_ms));
+  EXPECT_FALSE(records.delete_if_expired(r.id, record_t0 + 100 * ttl_ms));
   EXPECT_TRUE(records.find(scope_a));
 }
 
 TEST_F(record_store_test, PurgeRemovesOnlyExpiredCompletedRecords) {
-  completed("expired-long-ago", t0 + 1);
-  completed("expires-exactly-now", t0 + ttl_ms);
-  completed("still-valid", t0 + ttl_ms + 1);
+  completed("expired-long-ago", record_t0 + 1);
+  completed("expires-exactly-now", record_t0 + ttl_ms);
+  completed("still-valid", record_t0 + ttl_ms + 1);
   claim_a();  // PROCESSING, lease long gone by then
-  EXPECT_EQ(records.purge_expired(t0 + ttl_ms), 2);
+  EXPECT_EQ(records.purge_expired(record_t0 + ttl_ms), 2);
 
   auto key_exists = [&](const std::string& key) {
     return records.find({.principal = "alice", .operation = "POST /v1/orders", .key = key})
@@ -362,15 +370,15 @@ TEST_F(record_store_test, PurgeRemovesOnlyExpiredCompletedRecords) {
 
 TEST_F(record_store_test, PurgeNeverRemovesProcessingRecordsHoweverOld) {
   auto r = claim_a();
-  ASSERT_TRUE(records.expire_lease(r.id, "owner-1", t0));
-  EXPECT_EQ(records.purge_expired(t0 + 1000 * ttl_ms), 0);
+  ASSERT_TRUE(records.expire_lease(r.id, "owner-1", record_t0));
+  EXPECT_EQ(records.purge_expired(record_t0 + 1000 * ttl_ms), 0);
   EXPECT_EQ(records.find(scope_a)->state, record_state::processing);
 }
 
 TEST_F(record_store_test, PurgedKeyCanBeClaimedAgainWithANewRequestId) {
-  auto r = completed("k-1", t0 + ttl_ms);
-  ASSERT_EQ(records.purge_expired(t0 + ttl_ms), 1);
-  EXPECT_TRUE(records.try_claim(claim_for(scope_a, "owner-2", "req_again", t0 + ttl_ms)));
+  auto r = completed("k-1", record_t0 + ttl_ms);
+  ASSERT_EQ(records.purge_expired(record_t0 + ttl_ms), 1);
+  EXPECT_TRUE(records.try_claim(claim_for(scope_a, "owner-2", "req_again", record_t0 + ttl_ms)));
   auto again = records.find(scope_a);
   EXPECT_NE(again->id, r.id);
   EXPECT_EQ(again->request_id, "req_again");
@@ -381,20 +389,20 @@ TEST_F(record_store_test, ExpireAllLeasesExpiresEveryProcessingRecordAndNothingE
   record_scope other = scope_a;
   other.key = "k-2";
   ASSERT_TRUE(records.try_claim(claim_for(other, "owner-9", "req_9")));
-  auto done = completed("k-3", t0 + ttl_ms);
+  auto done = completed("k-3", record_t0 + ttl_ms);
 
   EXPECT_EQ(records.expire_all_leases(), 2);
   EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, 0);
   EXPECT_EQ(records.find(other)->lease_expires_at_ms, 0);
   EXPECT_EQ(records.find(done.scope)->lease_expires_at_ms, done.lease_expires_at_ms);
   // The first request after the restart takes over at once, whatever the time.
-  EXPECT_TRUE(records.take_over(r.id, "owner-1", "owner-new", t0, t0 + lease_ms));
+  EXPECT_TRUE(records.take_over(r.id, "owner-1", "owner-new", record_t0, record_t0 + lease_ms));
 }
 
 TEST_F(record_store_test, CountCountsRecordsInEveryState) {
   EXPECT_EQ(records.count(), 0);
   claim_a();
-  completed("k-2", t0 + ttl_ms);
+  completed("k-2", record_t0 + ttl_ms);
   EXPECT_EQ(records.count(), 2);
 }
 
@@ -417,7 +425,7 @@ TEST(record_store_file, ProcessingRecordLeftByACrashedRunIsTakenOverAfterReopeni
   auto r = records.find(scope_a);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->recovery_point, "charged");
-  EXPECT_TRUE(records.take_over(id, "run-1:1", "run-2:1", t0, t0 + lease_ms));
+  EXPECT_TRUE(records.take_over(id, "run-1:1", "run-2:1", record_t0, record_t0 + lease_ms));
 }
 
 }  // namespace

@@ -22,8 +22,6 @@
 namespace idem::testing {
 namespace {
 
-const std::string orders = "/v1/orders";
-
 bool exited_with(int wait_status, int code) {
   return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == code;
 }

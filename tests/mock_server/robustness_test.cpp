@@ -22,8 +22,6 @@ namespace asio = boost::asio;
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-const std::string orders = "/v1/orders";
-
 // A plain TCP connection to the server, for requests no HTTP client would send.
 class raw_connection {
  public:

@@ -1,4 +1,5 @@
 #include "mock_server/schema.hpp"
+#include "tests/mock_server/support/count_rows.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,18 +9,12 @@
 namespace idem::mock {
 namespace {
 
+using test::count_rows;
+
 const std::vector<std::string> all_tables = {
     "idempotency_records", "orders",           "payments", "provider_charges",
     "provider_refunds",    "business_id_keys", "counters", "settings",
 };
-
-std::int64_t count_rows(database& db, const std::string& table) {
-  auto& stmt = db.prepare("SELECT COUNT(*) FROM " + table);
-  EXPECT_TRUE(stmt.step());
-  auto n = stmt.int64(0);
-  stmt.reset();
-  return n;
-}
 
 void fill_every_table(database& db) {
   db.exec(R"sql(

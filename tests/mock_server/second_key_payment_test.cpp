@@ -15,8 +15,6 @@
 namespace idem::testing {
 namespace {
 
-const std::string orders = "/v1/orders";
-
 class SecondKeyPayment : public ::testing::Test {
  protected:
   running_server server_;

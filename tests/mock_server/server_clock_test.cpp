@@ -15,13 +15,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::int64_t t0 = 1'795'989'600'000;  // 2026-11-29T22:00:00Z
+constexpr std::int64_t clock_t0 = 1'795'989'600'000;  // 2026-11-29T22:00:00Z
 
 using testing::temp_db_file;
 
-// A fixed "system clock" at t0: tests never read the real time.
+// A fixed "system clock" at clock_t0: tests never read the real time.
 server_clock::source fixed_source() {
-  return [] { return std::chrono::system_clock::time_point{std::chrono::milliseconds{t0}}; };
+  return [] { return std::chrono::system_clock::time_point{std::chrono::milliseconds{clock_t0}}; };
 }
 
 class server_clock_test : public ::testing::Test {
@@ -33,7 +33,7 @@ class server_clock_test : public ::testing::Test {
 TEST_F(server_clock_test, WithoutAStoredOffsetItReadsTheSource) {
   server_clock clock{db, fixed_source()};
   EXPECT_EQ(clock.offset(), 0ms);
-  EXPECT_EQ(clock.now_ms(), t0);
+  EXPECT_EQ(clock.now_ms(), clock_t0);
 }
 
 TEST_F(server_clock_test, AdvanceMovesNowForwardAndAccumulates) {
@@ -41,7 +41,7 @@ TEST_F(server_clock_test, AdvanceMovesNowForwardAndAccumulates) {
   ASSERT_TRUE(clock.advance(90s));
   ASSERT_TRUE(clock.advance(500ms));
   EXPECT_EQ(clock.offset(), 90'500ms);
-  EXPECT_EQ(clock.now_ms(), t0 + 90'500);
+  EXPECT_EQ(clock.now_ms(), clock_t0 + 90'500);
 }
 
 TEST_F(server_clock_test, NegativeAdvanceIsRefusedAndChangesNothing) {
@@ -66,7 +66,7 @@ TEST_F(server_clock_test, ResetSetsTheOffsetBackToZeroAndStoresIt) {
   ASSERT_TRUE(clock.advance(1h));
   clock.reset();
   EXPECT_EQ(clock.offset(), 0ms);
-  EXPECT_EQ(clock.now_ms(), t0);
+  EXPECT_EQ(clock.now_ms(), clock_t0);
   EXPECT_EQ(server_clock(db, fixed_source()).offset(), 0ms);
 }
 
@@ -98,7 +98,7 @@ TEST_F(server_clock_test, AdvanceThatWouldPassTheMaximumOffsetIsRefusedAndChange
   EXPECT_FALSE(clock.advance(std::chrono::milliseconds::max()));
   EXPECT_EQ(clock.offset(), server_clock::max_offset - 1ms);
   ASSERT_TRUE(clock.advance(1ms));
-  EXPECT_EQ(clock.now_ms(), t0 + server_clock::max_offset.count());
+  EXPECT_EQ(clock.now_ms(), clock_t0 + server_clock::max_offset.count());
 }
 
 TEST_F(server_clock_test, StoredOffsetThatWrappedNegativeStartsAtZero) {
@@ -110,14 +110,14 @@ TEST_F(server_clock_test, StoredOffsetThatWrappedNegativeStartsAtZero) {
 // Leases are measured on the monotonic clock: a wall clock stepped forward (NTP, by hand) must not
 // expire a running executor's lease, and one stepped back must not extend a crashed one's.
 TEST_F(server_clock_test, LeaseTimeFollowsTheMonotonicClockAndTheOffsetNotTheWallClock) {
-  std::chrono::system_clock::time_point wall{std::chrono::milliseconds{t0}};
+  std::chrono::system_clock::time_point wall{std::chrono::milliseconds{clock_t0}};
   std::chrono::steady_clock::time_point mono{std::chrono::hours(5)};
   server_clock clock{
       db, clock_sources{.wall = [&] { return wall; }, .monotonic = [&] { return mono; }}};
   const auto lease_start = clock.lease_now_ms();
   wall += std::chrono::hours(2);
   EXPECT_EQ(clock.lease_now_ms(), lease_start);
-  EXPECT_EQ(clock.now_ms(), t0 + 2 * 3600 * 1000);
+  EXPECT_EQ(clock.now_ms(), clock_t0 + 2 * 3600 * 1000);
   mono += 1500ms;
   EXPECT_EQ(clock.lease_now_ms(), lease_start + 1500);
   ASSERT_TRUE(clock.advance(31s));  // the admin clock moves leases too
@@ -135,7 +135,7 @@ TEST(server_clock_file, OffsetSurvivesReopeningTheDatabase) {
   create_schema(db);
   server_clock clock{db, fixed_source()};
   EXPECT_EQ(clock.offset(), 25h);
-  EXPECT_EQ(clock.now_ms(), t0 + 25 * 3600 * 1000);
+  EXPECT_EQ(clock.now_ms(), clock_t0 + 25 * 3600 * 1000);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "mock_server/sqlite.hpp"
+#include "tests/mock_server/support/count_rows.hpp"
 #include "tests/support/temp_db_file.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,8 @@
 namespace idem::mock {
 namespace {
 
+using test::count_rows;
+
 using testing::temp_db_file;
 
 std::string pragma_text(database& db, const std::string& pragma) {
@@ -19,14 +22,6 @@ std::string pragma_text(database& db, const std::string& pragma) {
   auto value = stmt.text(0);
   stmt.reset();
   return value;
-}
-
-std::int64_t count_rows(database& db, const std::string& table) {
-  auto& stmt = db.prepare("SELECT COUNT(*) FROM " + table);
-  EXPECT_TRUE(stmt.step());
-  auto n = stmt.int64(0);
-  stmt.reset();
-  return n;
 }
 
 void insert_value(database& db, std::string_view value) {

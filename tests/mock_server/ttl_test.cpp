@@ -17,8 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string orders = "/v1/orders";
-
 // The reaper only runs when the clock is moved (POST /_mock/clock purges at once), never on its
 // own timer during a test.
 mock::server_options with_ttl(std::chrono::milliseconds ttl) {

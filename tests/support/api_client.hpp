@@ -10,6 +10,15 @@
 
 namespace idem::testing {
 
+/// The orders collection's path; an order's payments and its cancel under it.
+inline const std::string orders = "/v1/orders";
+[[nodiscard]] inline std::string payments_of(const std::string& order_id) {
+  return orders + "/" + order_id + "/payments";
+}
+[[nodiscard]] inline std::string cancel_of(const std::string& order_id) {
+  return orders + "/" + order_id + "/cancel";
+}
+
 /// A valid create-order body for `merchant_order_id` (amount 1500 = 2 x 500 + 1 x 500).
 [[nodiscard]] nlohmann::json order_body(const std::string& merchant_order_id);
 /// A valid payment body.

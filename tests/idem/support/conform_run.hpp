@@ -15,6 +15,11 @@
 
 namespace idem::test {
 
+/// Every check `idem-cli conform` runs, by id, in the order of its report.
+inline const std::vector<std::string> every_check = {
+    "missing-key", "replay",          "mismatch",  "race",
+    "in-progress", "principal-scope", "final-4xx", "key-forms"};
+
 /// What one `idem-cli conform ... --json` run came to.
 struct conform_run {
   int status = -1;
