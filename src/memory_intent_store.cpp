@@ -1,5 +1,6 @@
 #include "idem/memory_intent_store.hpp"
 
+#include <algorithm>
 #include <boost/asio/append.hpp>
 #include <boost/asio/post.hpp>
 
@@ -44,19 +45,33 @@ void memory_intent_store::apply_locked(const intent_event& e) {
   const bool was_open = en.record.is_open();
   if (!made) {
     apply(en.record, e);
-    // Started, while in flight; finished and outcome follow at the end.
-    if (en.timeline.size() == 1) en.timeline.reserve(3);
-    en.timeline.push_back(timeline_of(e));
+    const auto push = [&en](timeline_entry line) {
+      // Started, finished and the outcome: the lines of most intents, made as the attempt ends.
+      if (en.timeline.capacity() == 0) en.timeline.reserve(3);
+      en.timeline.push_back(std::move(line));
+    };
+    if (en.start) {
+      push(start_line(en));
+      en.start.reset();
+    }
+    if (const auto* s = std::get_if<events::attempt_started>(&e)) {
+      en.start = entry::pending_start{.number = s->number, .at = s->at};
+    } else {
+      push(timeline_of(e));
+    }
   }
-  std::size_t excess = en.timeline.size() + (en.created_line_dropped ? 0 : 1);
-  if (excess > options_.max_timeline) {
-    excess -= options_.max_timeline;
+  const std::size_t lines =
+      en.timeline.size() + (en.start ? 1 : 0) + (en.created_line_dropped ? 0 : 1);
+  if (lines > options_.max_timeline) {
+    std::size_t excess = lines - options_.max_timeline;
     if (!en.created_line_dropped) {
       en.created_line_dropped = true;
       --excess;
     }
+    const std::size_t from_vector = std::min(excess, en.timeline.size());
     en.timeline.erase(en.timeline.begin(),
-                      en.timeline.begin() + static_cast<std::ptrdiff_t>(excess));
+                      en.timeline.begin() + static_cast<std::ptrdiff_t>(from_vector));
+    if (excess > from_vector) en.start.reset();  // a cap of zero lines
   }
   if (was_open && !en.record.is_open()) {
     open_.erase(en.seq);
@@ -104,12 +119,20 @@ std::vector<timeline_entry> memory_intent_store::timeline(const idempotency_key&
   if (it == records_.end()) return {};
   const entry& en = it->second;
   std::vector<timeline_entry> out;
-  out.reserve(en.timeline.size() + 1);
+  out.reserve(en.timeline.size() + 2);
   if (!en.created_line_dropped) {
     out.push_back(timeline_of(events::created{.what = en.key_owner, .at = en.record.created_at}));
   }
   out.insert(out.end(), en.timeline.begin(), en.timeline.end());
+  if (en.start) out.push_back(start_line(en));
   return out;
+}
+
+timeline_entry memory_intent_store::start_line(const entry& en) {
+  // timeline_of(events::attempt_started{...}) without a copy of the key.
+  return timeline_entry{.what = timeline_entry::kind::attempt_started,
+                        .at = en.start->at,
+                        .attempt = en.start->number};
 }
 
 std::size_t memory_intent_store::size() const {

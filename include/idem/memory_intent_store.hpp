@@ -6,10 +6,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -62,9 +64,18 @@ class memory_intent_store final : public intent_store {
     // The lines after the first. The first (created) is made from key_owner and the record when
     // asked for, not kept: a line less for each of thousands of intents in flight.
     // A vector: an intent has a handful of lines (a deque took 576 bytes for its first one).
+    // Without the last line while that is an attempt's start (the one line of an intent in
+    // flight): that is `start`, made into a line when asked for or when the next event comes,
+    // so that an intent in flight holds no vector (about 110 bytes each, measured).
     std::vector<timeline_entry> timeline{};
+    struct pending_start {
+      std::uint32_t number;
+      wall_time at;
+    };
+    std::optional<pending_start> start{};
     bool created_line_dropped = false;  // past max_timeline
   };
+  [[nodiscard]] static timeline_entry start_line(const entry& en);
   [[nodiscard]] intent_record record_of(const entry& en) const;
   [[nodiscard]] std::shared_ptr<const std::string> principal_locked(const std::string& p);
   void apply_locked(const intent_event& e);

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "idem/memory_intent_store.hpp"
 #include "idem/orders.hpp"
 
@@ -147,6 +150,53 @@ TEST(MemoryIntentStore, TimelineBeginsWithTheCreatedLineUntilTheCapDropsIt) {
   EXPECT_EQ(lines[0].attempt, 1u);
   EXPECT_EQ(lines[1].what, timeline_entry::kind::attempt_finished);
   EXPECT_EQ(lines[2].attempt, 2u);
+}
+
+// An attempt in flight is the last line of its intent; the store keeps that line apart until
+// the attempt ends. These pin the lines at each cap, with the start last and after it.
+TEST(MemoryIntentStore, AnAttemptInFlightIsTheLastLineAtEveryCap) {
+  using kind = timeline_entry::kind;
+  struct step {
+    intent_event event;
+    std::vector<kind> uncapped;  // every line after this event, oldest first
+  };
+  const auto i = order(0);
+  const std::vector<step> steps = {
+      {events::created{.what = i, .at = store_t0}, {kind::created}},
+      {events::attempt_started{.key = i.key(), .number = 1, .at = store_t0 + 1s},
+       {kind::created, kind::attempt_started}},
+      {events::attempt_finished{.key = i.key(), .number = 1, .cls = attempt_class::unknown},
+       {kind::created, kind::attempt_started, kind::attempt_finished}},
+      {events::attempt_started{.key = i.key(), .number = 2, .at = store_t0 + 2s},
+       {kind::created, kind::attempt_started, kind::attempt_finished, kind::attempt_started}},
+      {events::outcome_reported{
+           .key = i.key(),
+           .at = store_t0 + 3s,
+           .result = outcome(outcome_fields{.kind = outcome_kind::unresolved})},
+       {kind::created, kind::attempt_started, kind::attempt_finished, kind::attempt_started,
+        kind::outcome}},
+  };
+  for (std::size_t cap = 0; cap <= 6; ++cap) {
+    memory_intent_store s({.max_timeline = cap});
+    for (std::size_t n = 0; n < steps.size(); ++n) {
+      s.write(steps[n].event);
+      const auto& all = steps[n].uncapped;
+      const std::vector<kind> want(
+          all.end() - static_cast<std::ptrdiff_t>(std::min(cap, all.size())), all.end());
+      std::vector<kind> got;
+      for (const auto& line : s.timeline(i.key()))
+        got.push_back(line.what);
+      EXPECT_EQ(got, want) << "cap " << cap << ", after event " << n;
+    }
+    const auto lines = s.timeline(i.key());
+    if (cap >= 2) {  // the second attempt's start, kept apart until the outcome came
+      const auto& second = lines[lines.size() - 2];
+      EXPECT_EQ(second.what, kind::attempt_started);
+      EXPECT_EQ(second.attempt, 2u);
+      EXPECT_EQ(second.at, store_t0 + 2s);
+    }
+    EXPECT_EQ(s.find(i.key())->attempts, 2u);
+  }
 }
 
 TEST(MemoryIntentStore, WithMaxTimelineZeroThereAreNoLinesAndTheRecordStaysExact) {
