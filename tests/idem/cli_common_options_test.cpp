@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "idem/journal_error.hpp"
 #include "idem/orders.hpp"
 #include "idem/server_profile.hpp"
 #include "idem/transport_error.hpp"
@@ -362,6 +363,21 @@ TEST(CliUnresolvedNotice, KeysOnePerLineAndTheResumeCommandWithAJournal) {
   std::ostringstream none;
   print_unresolved_notice(none, {}, "http://h", "");
   EXPECT_EQ(none.str(), "idem-cli: interrupted; no intent was left unresolved\n");
+}
+
+TEST(CliUnresolvedNotice, AJournalThatCouldNotBeFlushedIsSaidBeforeTheResumeCommand) {
+  std::ostringstream err;
+  print_unresolved_notice(err, {"k-1"}, "http://h", "shop.journal",
+                          make_error_code(journal_errc::full));
+  EXPECT_EQ(err.str(),
+            "idem-cli: interrupted; 1 intent is unresolved (may have happened), by key:\n"
+            "k-1\n"
+            "idem-cli: the journal could not be flushed (" +
+                make_error_code(journal_errc::full).message() +
+                "): it holds what it held at its last commit; an intent whose end it lost is "
+                "still open in it, under its key\n"
+                "idem-cli: finish them with their own keys: idem-cli resume --url http://h "
+                "--token TOKEN --journal shop.journal\n");
 }
 
 }  // namespace

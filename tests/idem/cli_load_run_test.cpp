@@ -9,12 +9,14 @@
 #include <string>
 
 #include "idem/client.hpp"
+#include "idem/journal_error.hpp"
 #include "idem/orders.hpp"
 #include "idem/testing/fake_transport.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/load_run.hpp"
 #include "idem_cli/lookup_choice.hpp"
+#include "tests/idem/support/unflushable_store.hpp"
 
 namespace idem::cli {
 namespace {
@@ -103,6 +105,34 @@ TEST_F(LoadRunTest, InterruptCancelsWhatIsInFlightAndNeverSendsWhatWaits) {
         << *key;
   }
   EXPECT_EQ(s.failures.count(outcome_kind::not_sent, "not started: interrupted"), 7u);
+  EXPECT_FALSE(s.journal_error);  // the store made everything durable
+}
+
+TEST_F(LoadRunTest, AStoreThatCannotBeFlushedAtTheInterruptIsInTheSummary) {
+  // The run ends once the client's shutdown has made the store durable, or said why it could
+  // not (a full disk): that is reported, not lost when the process exits.
+  auto store = std::make_shared<idem::test::unflushable_store>();
+  auto options = client_settings("http://shop.test", "t", 30s);
+  options.store = store;
+  client c{io_.get_executor(), options, net_};
+  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  args_ = {.common = {.url = "http://shop.test", .token = "t"},
+           .orders = 4,
+           .concurrency = 2,
+           .pay = false};
+  load_run run(load_plan(args_), 2, c, bar_, [this] { ++finished_; });
+  run.start();
+  io_.poll();
+  ASSERT_EQ(net_->hanging(), 2u);
+
+  run.interrupt();
+  io_.poll();
+  EXPECT_EQ(finished_, 1);
+  EXPECT_EQ(store->flushes, 1);
+  const load_summary s = run.summary();
+  EXPECT_EQ(s.journal_error, journal_errc::full);
+  EXPECT_EQ(s.counts.unresolved, 2u);
+  EXPECT_EQ(s.counts.not_sent, 2u);
 }
 
 TEST_F(LoadRunTest, AnInterruptInTheSameTurnAsTheStartSendsNothing) {

@@ -2,13 +2,11 @@
 // can finish finishes, the rest is stopped honestly and stays open in the store with its key,
 // and the report comes only once the store has made everything durable.
 
-#include <boost/asio/append.hpp>
-#include <boost/asio/post.hpp>
-
 #include "idem/journal_error.hpp"
 #include "idem/memory_intent_store.hpp"
 #include "idem/sqlite_journal.hpp"
 #include "support/client_fixture.hpp"
+#include "support/unflushable_store.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem::test {
@@ -16,31 +14,6 @@ namespace {
 
 using idem::testing::hang;
 using idem::testing::reply;
-
-// A memory store whose flush fails (a full disk), counting flushes.
-class unflushable_store final : public intent_store {
- public:
-  void async_write(intent_event e, boost::asio::any_io_executor ex,
-                   write_handler handler) override {
-    inner.async_write(std::move(e), std::move(ex), std::move(handler));
-  }
-  void write(intent_event e) override { inner.write(std::move(e)); }
-  bool durable_on_write() const noexcept override { return false; }
-  void async_flush(boost::asio::any_io_executor ex, write_handler handler) override {
-    ++flushes;
-    boost::asio::post(ex,
-                      boost::asio::append(std::move(handler), make_error_code(journal_errc::full)));
-  }
-  std::optional<intent_record> find(const idempotency_key& k) const override {
-    return inner.find(k);
-  }
-  std::vector<intent_record> open_intents() const override { return inner.open_intents(); }
-  std::vector<timeline_entry> timeline(const idempotency_key& k) const override {
-    return inner.timeline(k);
-  }
-  memory_intent_store inner;
-  int flushes = 0;
-};
 
 class client_flush_test : public client_test {
  protected:

@@ -52,8 +52,16 @@ void load_run::interrupt() {
   unplanned_ = 0;
   // The client stops every submission at once: each in flight completes later, through
   // on_outcome, like any other (unresolved, or not_sent if nothing of it left). One call for
-  // all of them, where a cancellation signal per intent cost an allocation or three each.
-  if (in_flight_ > 0) client_.async_shutdown([](const flush_report&) {});
+  // all of them, where a cancellation signal per intent cost an allocation or three each. Its
+  // report comes once the store has made every event durable, or with why it could not.
+  if (in_flight_ > 0) {
+    shutting_down_ = true;
+    client_.async_shutdown([this](const flush_report& r) {
+      shutting_down_ = false;
+      journal_error_ = r.store_error;
+      check_finished();
+    });
+  }
   check_finished();
 }
 
@@ -72,6 +80,7 @@ load_summary load_run::summary() const {
   s.interrupted = interrupted_;
   s.failures = failures_;
   s.unresolved_keys = unresolved_keys_;
+  s.journal_error = journal_error_;
   if (!overshoots_.empty()) {
     auto late = overshoots_;
     s.overshoot = {.intents = late.size(),
@@ -185,7 +194,7 @@ void load_run::never_sent(std::uint64_t n, const char* reason) {
 }
 
 void load_run::check_finished() {
-  if (finished_ || done_ != total_) return;
+  if (finished_ || done_ != total_ || shutting_down_) return;
   finished_ = true;
   on_finished_();
 }

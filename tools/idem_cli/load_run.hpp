@@ -43,7 +43,8 @@ class load_run {
   /// yet paid, counts as not_sent: it never left) and shuts the client down
   /// (client::async_shutdown), which stops the intents in flight: they end unresolved (or
   /// not_sent if nothing of theirs left). Every intent is still counted once. The client
-  /// refuses new submissions from then on.
+  /// refuses new submissions from then on. The run finishes once every intent is counted and
+  /// the shutdown has made the store durable or said why not (load_summary::journal_error).
   void interrupt();
 
   [[nodiscard]] load_summary summary() const;
@@ -68,6 +69,8 @@ class load_run {
   std::multimap<std::string, planned_intent> after_;  // by prerequisite key
   std::size_t in_flight_ = 0;                         // submitted, outcome not yet counted
   bool interrupted_ = false;
+  bool shutting_down_ = false;  // the client's shutdown has not reported yet
+  std::error_code journal_error_;
   bool finished_ = false;
   std::uint64_t total_ = 0;
   std::uint64_t done_ = 0;

@@ -23,7 +23,7 @@ namespace {
 void report(const load_summary& s, const std::string& url, const std::string& journal,
             std::ostream& out, std::ostream& err) {
   s.failures.print(err);
-  if (s.interrupted) print_unresolved_notice(err, s.unresolved_keys, url, journal);
+  if (s.interrupted) print_unresolved_notice(err, s.unresolved_keys, url, journal, s.journal_error);
   out << to_json(s).dump() << '\n';
 }
 

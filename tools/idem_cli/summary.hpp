@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "idem/outcome.hpp"
@@ -43,6 +44,10 @@ struct load_summary {
   failure_tally failures{};
   std::vector<std::string> unresolved_keys{};  ///< the keys of the intents that ended unresolved
   deadline_overshoot overshoot{};
+  /// After Ctrl-C: why the store could not make every event durable when the client shut down
+  /// (a journal on a full disk); empty when it could, or when the run was not interrupted. The
+  /// journal then holds what it held at its last commit. Printed on stderr, not in JSON.
+  std::error_code journal_error{};
 };
 
 /// `{intents, succeeded, rejected, not_sent, unresolved, recovered_by_lookup, attempts, retries,

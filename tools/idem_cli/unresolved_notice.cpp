@@ -3,7 +3,8 @@
 namespace idem::cli {
 
 void print_unresolved_notice(std::ostream& err, const std::vector<std::string>& keys,
-                             const std::string& url, const std::string& journal) {
+                             const std::string& url, const std::string& journal,
+                             std::error_code journal_error) {
   if (keys.empty()) {
     err << "idem-cli: interrupted; no intent was left unresolved\n";
   } else {
@@ -12,6 +13,11 @@ void print_unresolved_notice(std::ostream& err, const std::vector<std::string>& 
         << " unresolved (may have happened), by key:\n";
     for (const auto& key : keys)
       err << key << '\n';
+  }
+  if (journal_error) {
+    err << "idem-cli: the journal could not be flushed (" << journal_error.message()
+        << "): it holds what it held at its last commit; an intent whose end it lost is still "
+           "open in it, under its key\n";
   }
   if (!journal.empty()) {
     // Never the token itself on stderr: it is a secret.
