@@ -14,6 +14,7 @@
 #include "idem_cli/load_command.hpp"
 #include "idem_cli/load_mix.hpp"
 #include "idem_cli/load_plan.hpp"
+#include "tests/idem/support/cli_run.hpp"
 #include "tests/support/api_client.hpp"
 #include "tests/support/running_server.hpp"
 
@@ -30,12 +31,11 @@ std::string mix_error(std::string_view text) {
   return error ? *error : "<parsed>";
 }
 
+// The usage error of a load of 3 orders with `extra` flags.
 std::string load_usage_message(const strings& extra) {
   strings args{"load", "--url", "http://h", "--token", "t", "--orders", "3"};
   args.insert(args.end(), extra.begin(), extra.end());
-  auto cmd = parse_command_line(args);
-  auto* error = std::get_if<usage_error>(&cmd);
-  return error ? error->message : "<no usage error>";
+  return cli_test::usage_message(args);
 }
 
 TEST(CliLoadMix, ParsesEveryNameInAnyOrderAndWritesItBack) {
