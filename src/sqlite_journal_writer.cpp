@@ -25,8 +25,12 @@ void complete(journal_waiter& w, std::error_code ec) noexcept {
   try {
     // The hold on the caller's event loop travels with the completion and is released there,
     // after the handler ran: released here, on the writer thread, it could drop the loop's work
-    // count to zero (and stop the loop) between the handler and what the handler starts.
-    const boost::asio::any_io_executor target = w.io_work;
+    // count to zero (and stop the loop) between the handler and what the handler starts, or
+    // after the loop's owner restarted it for its next write. So the completion is posted
+    // through an untracked copy: a tracked one (and the copies post makes of it) would be let
+    // go here, after the completion may already have run there.
+    const auto target =
+        boost::asio::prefer(w.io_work, boost::asio::execution::outstanding_work.untracked);
     boost::asio::post(target,
                       [work = std::move(w.io_work), handler_work = std::move(w.handler_work),
                        h = std::move(w.handler), ec]() mutable {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "support/sqlite_journal_fixture.hpp"
+#include "tests/support/work_counting_executor.hpp"
 
 namespace idem::test::journal {
 namespace {
@@ -273,6 +274,27 @@ TEST_F(sqlite_journal_test, WritesInFlightShareCommits) {
   EXPECT_GE(commits, 1u);
   EXPECT_LT(commits, 64u);
   EXPECT_EQ(j->counts().intents, 64u);
+}
+
+TEST_F(sqlite_journal_test, ItsHoldOnTheCallersLoopIsLetGoOnlyOnThatLoop) {
+  // The journal completes from its writer thread. Were its hold on the caller's io_context let
+  // go there, the last hold's stop could land after the caller restarted the loop for its next
+  // write, and run() would return with that write's completion still owed.
+  auto j = open();
+  ASSERT_TRUE(j);
+  auto counts = std::make_shared<idem::testing::work_counts>();
+  const boost::asio::any_io_executor loop{idem::testing::work_counting_executor<false>(io, counts)};
+  const auto order = orders::create(sample_order("m-loop"));
+  EXPECT_FALSE(write_durable(*j, created(order), loop));
+  EXPECT_FALSE(write_durable(*j, started(order, 1), loop));
+  EXPECT_FALSE(write_durable(*j, finished(order, 1, attempt_class::succeeded, 201), loop));
+  EXPECT_FALSE(
+      write_durable(*j, reported(order, outcome_kind::succeeded, 201, R"({"id":"o-1"})"), loop));
+  j.reset();  // the writer thread has ended: whatever it held is let go by now
+
+  EXPECT_GE(counts->taken.load(), 4);
+  EXPECT_EQ(counts->held.load(), 0);
+  EXPECT_EQ(counts->let_go_off_loop.load(), 0);
 }
 
 TEST_F(sqlite_journal_test, PurgeForgetsOldFinalIntentsAndKeepsOpenOnes) {

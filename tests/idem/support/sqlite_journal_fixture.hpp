@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
@@ -126,17 +127,20 @@ class journal_fixture : public ::testing::Test {
     return ec;
   }
 
-  // Starts a durable write; its result lands in the returned slot when io runs.
-  std::shared_ptr<std::optional<std::error_code>> start_write(intent_store& store, intent_event e) {
+  // Starts a durable write; its result lands in the returned slot when io runs. `loop` is the
+  // executor the write is started from (io's own unless a test watches how it is used).
+  std::shared_ptr<std::optional<std::error_code>> start_write(
+      intent_store& store, intent_event e, std::optional<boost::asio::any_io_executor> loop = {}) {
     auto slot = std::make_shared<std::optional<std::error_code>>();
-    store.async_write(std::move(e), io.get_executor(),
+    store.async_write(std::move(e), loop ? *loop : io.get_executor(),
                       boost::asio::bind_executor(io, [slot](std::error_code ec) { *slot = ec; }));
     return slot;
   }
 
   // Writes `e` and waits until the journal says it is durable (or why not).
-  std::error_code write_durable(intent_store& store, intent_event e) {
-    auto slot = start_write(store, std::move(e));
+  std::error_code write_durable(intent_store& store, intent_event e,
+                                std::optional<boost::asio::any_io_executor> loop = {}) {
+    auto slot = start_write(store, std::move(e), std::move(loop));
     run_until([&] { return slot->has_value(); });
     return slot->value_or(make_error_code(journal_errc::closed));
   }
