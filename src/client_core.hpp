@@ -24,8 +24,11 @@ struct pending_flush {
   explicit pending_flush(boost::asio::any_completion_handler<void(flush_report)> h)
       : handler(std::move(h)) {}
   boost::asio::any_completion_handler<void(flush_report)> handler;
-  std::uint64_t ended_at_start = 0;      // core::flights_ended when it began
-  std::size_t stopped = 0;               // flights it stopped
+  std::uint64_t ended_at_start = 0;  // core::flights_ended when it began
+  std::size_t stopped = 0;           // flights it stopped
+  // A shutdown's: submissions it stopped at their start that ended before it began (they were
+  // queued on the strand ahead of it). Not flights it saw, so not in `stopped`'s arithmetic.
+  std::size_t stopped_before = 0;
   boost::asio::cancellation_signal due;  // cancels its wait for `within`
   bool done = false;
 };
@@ -54,6 +57,10 @@ struct client::core {
   // caller's thread at the call, not on the strand later: a submission made just before, still
   // queued on the strand, must not go out (it would end unresolved instead of not_sent).
   std::atomic<bool> shutting_down{false};
+  // Submissions stopped at their start by a shutdown whose flush had not begun on the strand
+  // yet, and ended since: that flush reports them as stopped (client_flush.cpp).
+  std::size_t stopped_before_shutdown_flush = 0;
+  bool shutdown_flush_began = false;
 
   // The app's lifecycle signals (client_lifecycle.cpp, client_flush.cpp); on the strand, but
   // `reported_network`, which client::network() reads from any thread.
@@ -70,8 +77,9 @@ struct client::core {
   [[nodiscard]] scheduler::clock::duration offline_total(scheduler::clock::time_point now) const;
   // A random moment within lifecycle.resume_spread (core::rng).
   [[nodiscard]] std::chrono::milliseconds resume_delay();
-  // A flight finished (it left `flights`): complete_flushes().
-  void flight_ended();
+  // A flight finished (it left `flights`): complete_flushes(). `stopped_at_start`: a shutdown
+  // stopped it before it began.
+  void flight_ended(bool stopped_at_start);
   // With no flight left, each pending flush completes once the store is durable.
   void complete_flushes();
 

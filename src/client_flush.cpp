@@ -5,6 +5,7 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
+#include <utility>
 
 #include "client_core.hpp"
 #include "submit_operation.hpp"
@@ -39,6 +40,12 @@ void client::flush_impl(std::chrono::milliseconds within, bool shutdown,
   asio::post(c->strand, [c, within, shutdown, h = std::move(handler)]() mutable {
     auto f = std::make_shared<detail::pending_flush>(std::move(h));
     f->ended_at_start = c->flights_ended;
+    if (shutdown && !c->shutdown_flush_began) {
+      // Submissions queued ahead of this call, stopped when they reached the strand: already
+      // ended (not_sent), never seen as flights by this flush, but stopped by it all the same.
+      c->shutdown_flush_began = true;
+      f->stopped_before = std::exchange(c->stopped_before_shutdown_flush, 0);
+    }
     c->flushes.push_back(f);
     if (c->flights.size() == 0) return c->complete_flushes();  // nothing to wait for
     if (within <= std::chrono::milliseconds{0}) return stop_flights(c, *f);
@@ -52,8 +59,9 @@ void client::flush_impl(std::chrono::milliseconds within, bool shutdown,
   });
 }
 
-void client::core::flight_ended() {
+void client::core::flight_ended(bool stopped_at_start) {
   ++flights_ended;
+  if (stopped_at_start && !shutdown_flush_began) ++stopped_before_shutdown_flush;
   complete_flushes();
 }
 
@@ -68,8 +76,8 @@ void client::core::complete_flushes() {
     store->async_flush(
         ex, asio::bind_executor(strand, [f, ended, fallback = ex](std::error_code ec) mutable {
           flush_report r;
-          r.stopped = f->stopped;
-          r.finished = ended > r.stopped ? static_cast<std::size_t>(ended - r.stopped) : 0;
+          r.finished = ended > f->stopped ? static_cast<std::size_t>(ended - f->stopped) : 0;
+          r.stopped = f->stopped + f->stopped_before;
           r.store_error = ec;
           // Posted to the handler's own executor (fallback: the client's), never inline.
           asio::post(fallback, asio::append(std::move(f->handler), r));

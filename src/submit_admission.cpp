@@ -77,9 +77,7 @@ void admit(const std::shared_ptr<client::core>& core, const intent& what,
   core->flights.insert(op);
   for (auto& c : callers)
     op->join(std::move(c.handler), c.cancellation);
-  if (core->shutting_down.load(std::memory_order_acquire)) {
-    op->cancel(boost::asio::cancellation_type::terminal);
-  }
+  if (core->shutting_down.load(std::memory_order_acquire)) op->stop_at_start();
   op->start(std::move(earlier));
 }
 

@@ -490,7 +490,7 @@ void submit_operation::finish(outcome_fields f, bool record) {
   // Submissions that arrived while this flight was being cancelled start now, against the
   // store's record of everything this flight did.
   if (rare_ && !rare_->successors.empty()) admit(core_, intent_, std::move(rare_->successors));
-  core_->flight_ended();
+  core_->flight_ended(stopped_at_start_);
 }
 
 }  // namespace idem::detail

@@ -67,6 +67,12 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void join(outcome_handler h, const std::shared_ptr<waiter_cancellation>& cancellation);
   // Stops the loop as `type` asks (see client::async_submit); terminal on client shutdown.
   void cancel(boost::asio::cancellation_type type = boost::asio::cancellation_type::terminal);
+  // Before start(): the client is shutting down, so the flight stops at once (not_sent) and is
+  // counted as stopped by that shutdown's report.
+  void stop_at_start() {
+    stopped_at_start_ = true;
+    cancel(boost::asio::cancellation_type::terminal);
+  }
   // The flight is being cancelled: a new submission of its intent waits for it to unwind (and
   // record what it did), then starts a flight of its own.
   [[nodiscard]] bool stopping() const noexcept;
@@ -185,7 +191,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // submission goes on after an answer (most in flight never have one).
   std::unique_ptr<answer> last_answer_;
 
-  bool parked_ = false;  // waiting for the network (in core::parked)
+  bool parked_ = false;            // waiting for the network (in core::parked)
+  bool stopped_at_start_ = false;  // a shutdown stopped it before it began (stop_at_start())
   std::chrono::steady_clock::duration offline_at_start_{0};  // core::offline_total at start_
 
   // What most flights never need (a flight answered at once has no retry, poll, lookup, park

@@ -40,7 +40,8 @@ struct flush_report {
   std::size_t finished = 0;
   /// Submissions the flush stopped when its time ran out (or at once when offline): each
   /// completed `not_sent` or `unresolved`, and stays open in the store with its key, to be
-  /// resumed (e.g. on the next start, from the journal).
+  /// resumed (e.g. on the next start, from the journal). A shutdown's count includes the
+  /// submissions made before the call that the client had not started yet (`not_sent`).
   std::size_t stopped = 0;
   /// Empty if the store made every event durable; else why not (full disk, read-only file):
   /// what the journal holds then is as of its last successful commit.

@@ -158,6 +158,10 @@ TEST_F(client_flush_test, ASubmissionNotYetStartedWhenShutdownIsCalledIsNeverSen
   ASSERT_TRUE(report.has_value());
   EXPECT_EQ(outcomes[order.key().str()].kind(), outcome_kind::not_sent);
   EXPECT_TRUE(net->requests().empty()) << "sent after shutdown was called";
+  // The shutdown stopped it, though it had ended before the shutdown reached the strand.
+  EXPECT_EQ(report->stopped, 1u);
+  EXPECT_EQ(report->finished, 0u);
+  EXPECT_FALSE(report->store_error);
 }
 
 TEST_F(client_flush_test, ShutdownWithAJournalLeavesTheStoppedIntentOpenInTheFileForTheNextStart) {
