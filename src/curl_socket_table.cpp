@@ -54,10 +54,11 @@ int socket_table::close(curl_socket_t fd) noexcept {
   return ec ? -1 : 0;
 }
 
-std::shared_ptr<socket_watch> socket_table::want(curl_socket_t fd, int what) noexcept {
+void socket_table::want(curl_socket_t fd, int what,
+                        const std::shared_ptr<void>& keep_alive) noexcept {
   auto it = watches_.find(fd);
   if (what == CURL_POLL_REMOVE) {
-    if (it == watches_.end()) return nullptr;
+    if (it == watches_.end()) return;
     auto& watch = *it->second;
     watch.wanted = CURL_POLL_NONE;
     if (watch.owned) {
@@ -71,7 +72,7 @@ std::shared_ptr<socket_watch> socket_table::want(curl_socket_t fd, int what) noe
       retire(watch);
       watches_.erase(it);
     }
-    return nullptr;
+    return;
   }
   try {
     if (it == watches_.end()) {
@@ -80,14 +81,55 @@ std::shared_ptr<socket_watch> socket_table::want(curl_socket_t fd, int what) noe
       // The family only matters for socket options; waiting for readiness works on any
       // descriptor the reactor accepts (here, the resolver's AF_UNIX socket pair).
       socket.assign(tcp::v4(), fd, ec);
-      if (ec) return nullptr;  // curl's own timeouts still end the transfer
+      if (ec) return;  // curl's own timeouts still end the transfer
       it = watches_.emplace(fd, std::make_shared<socket_watch>(std::move(socket), fd, false)).first;
     }
     it->second->wanted = what;
-    return it->second;
+    arm(it->second, keep_alive);
   } catch (const std::bad_alloc&) {
-    return nullptr;
+    // Not watched: curl's own timeouts still end the transfer.
   }
+}
+
+void socket_table::arm(const std::shared_ptr<socket_watch>& watch,
+                       const std::shared_ptr<void>& keep_alive) {
+  if (watch->gone) return;
+  if ((watch->wanted & CURL_POLL_IN) != 0 && !watch->read_pending) {
+    watch->read_pending = true;
+    watch->socket.async_wait(asio::socket_base::wait_read,
+                             [this, keep_alive, watch](boost::system::error_code ec) {
+                               on_ready(watch, CURL_CSELECT_IN, ec, keep_alive);
+                             });
+  }
+  if ((watch->wanted & CURL_POLL_OUT) != 0 && !watch->write_pending) {
+    watch->write_pending = true;
+    watch->socket.async_wait(asio::socket_base::wait_write,
+                             [this, keep_alive, watch](boost::system::error_code ec) {
+                               on_ready(watch, CURL_CSELECT_OUT, ec, keep_alive);
+                             });
+  }
+}
+
+void socket_table::on_ready(const std::shared_ptr<socket_watch>& watch, int event,
+                            const boost::system::error_code& ec,
+                            const std::shared_ptr<void>& keep_alive) {
+  const bool reading = event == CURL_CSELECT_IN;
+  (reading ? watch->read_pending : watch->write_pending) = false;
+  // Closed, handed back, or the table cleared: the descriptor number may already belong to
+  // another socket.
+  if (watch->gone) return;
+  if (ec == asio::error::operation_aborted) {
+    // Cancelled when curl stopped watching; if it wants the socket again by now, the socket
+    // callback could not arm a second wait while this one was pending, so arm it here.
+    arm(watch, keep_alive);
+    return;
+  }
+  // curl lost interest while this completion was queued; want() re-arms if it comes back.
+  if ((watch->wanted & (reading ? CURL_POLL_IN : CURL_POLL_OUT)) == 0) return;
+  ready_(watch->fd, ec ? CURL_CSELECT_ERR : event);
+  // A wait that failed would fail again at once: leave the socket to curl's verdict (and its
+  // timeouts) rather than spin.
+  if (!ec) arm(watch, keep_alive);
 }
 
 void socket_table::clear() noexcept {

@@ -17,7 +17,7 @@
 
 #include "curl_handle_pool.hpp"
 #include "curl_request.hpp"
-#include "curl_socket_table.hpp"
+#include "curl_socket_watcher.hpp"
 #include "curl_timer.hpp"
 #include "idem/transport_error.hpp"
 #include "saturating_time.hpp"
@@ -56,8 +56,8 @@ transport_result not_sent(std::error_code ec) {
 /// Rules that keep curl sound:
 /// - curl_multi_* is never called from inside a curl callback. The callbacks only record what
 ///   curl wants and arm Asio waits; socket_action runs from those waits' completions.
-/// - Every socket wait re-checks, when it completes, that curl still wants it (the watch may be
-///   gone, or curl may have changed its mind) and is re-armed only while curl wants it.
+/// - The socket watcher (curl_socket_watcher.hpp) reports a descriptor ready only while curl
+///   still wants it, and never one that was closed meanwhile.
 /// - User handlers are always posted, never called from here.
 struct curl_transport::impl : std::enable_shared_from_this<impl> {
   impl(asio::any_io_executor executor, curl_transport_options opts);
@@ -101,10 +101,8 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   void act(curl_socket_t fd, int events);
   void collect_finished();
   void size_connection_cache();
-  void arm(const std::shared_ptr<detail::socket_watch>& watch);
   void arm_deadline(std::chrono::steady_clock::time_point at);
   void on_deadline(std::uint64_t generation);
-  void on_ready(const std::shared_ptr<detail::socket_watch>& watch, int event, error_code ec);
 
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* self, void* socketp);
   static int on_timer(CURLM* multi, long timeout_ms, void* self);
@@ -121,7 +119,7 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   asio::steady_timer deadline_timer_;
   std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
   std::uint64_t deadline_generation_ = 0;  // completions of replaced waits carry an older one
-  detail::socket_table sockets_;
+  detail::socket_watcher sockets_;
   // Before transfers_: the requests give their handles back to it when they go.
   detail::curl_handle_pool handles_;
   CURLM* multi_ = nullptr;
@@ -137,7 +135,10 @@ curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_option
       options_(std::move(opts)),
       timer_(ex_, [this] { act(CURL_SOCKET_TIMEOUT, 0); }),
       deadline_timer_(ex_),
-      sockets_(ex_),
+      sockets_(ex_,
+               [this](curl_socket_t fd, int events) {
+                 if (!stopping_) act(fd, events);
+               }),
       // As many handles kept ready as connections kept idle: both say how much concurrency to
       // stay prepared for once the load is gone.
       handles_(static_cast<std::size_t>(std::max(options_.max_idle_connections, 1L))) {
@@ -328,54 +329,13 @@ void curl_transport::impl::size_connection_cache() {
   curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, bound);
 }
 
-void curl_transport::impl::arm(const std::shared_ptr<detail::socket_watch>& watch) {
-  if (stopping_ || watch->gone) return;
-  if ((watch->wanted & CURL_POLL_IN) != 0 && !watch->read_pending) {
-    watch->read_pending = true;
-    watch->socket.async_wait(asio::socket_base::wait_read,
-                             [self = shared_from_this(), watch](error_code ec) {
-                               self->on_ready(watch, CURL_CSELECT_IN, ec);
-                             });
-  }
-  if ((watch->wanted & CURL_POLL_OUT) != 0 && !watch->write_pending) {
-    watch->write_pending = true;
-    watch->socket.async_wait(asio::socket_base::wait_write,
-                             [self = shared_from_this(), watch](error_code ec) {
-                               self->on_ready(watch, CURL_CSELECT_OUT, ec);
-                             });
-  }
-}
-
-void curl_transport::impl::on_ready(const std::shared_ptr<detail::socket_watch>& watch, int event,
-                                    error_code ec) {
-  const bool reading = event == CURL_CSELECT_IN;
-  (reading ? watch->read_pending : watch->write_pending) = false;
-  // Closed, handed back, or the transport is gone: the descriptor number may already belong to
-  // another socket.
-  if (stopping_ || watch->gone) return;
-  if (ec == asio::error::operation_aborted) {
-    // Cancelled when curl stopped watching; if it wants the socket again by now, the socket
-    // callback could not arm a second wait while this one was pending, so arm it here.
-    arm(watch);
-    return;
-  }
-  // curl lost interest while this completion was queued; the socket callback re-arms if it
-  // comes back.
-  if ((watch->wanted & (reading ? CURL_POLL_IN : CURL_POLL_OUT)) == 0) return;
-  act(watch->fd, ec ? CURL_CSELECT_ERR : event);
-  // A wait that failed would fail again at once: leave the socket to curl's verdict (and its
-  // timeouts) rather than spin.
-  if (!ec) arm(watch);
-}
-
 int curl_transport::impl::on_socket(CURL*, curl_socket_t fd, int what, void* self, void*) {
   auto& t = *static_cast<impl*>(self);
-  try {
-    if (auto watch = t.sockets_.want(fd, what)) t.arm(watch);
-    return 0;
-  } catch (...) {  // no exception may cross curl's C frames
-    return -1;
-  }
+  // Stopping, curl only says what it no longer wants; nothing is watched any more.
+  if (t.stopping_ && what != CURL_POLL_REMOVE) return 0;
+  // Waits hold the transport; letting go needs no hold (and may happen in its destructor).
+  t.sockets_.want(fd, what, what == CURL_POLL_REMOVE ? nullptr : t.shared_from_this());
+  return 0;
 }
 
 int curl_transport::impl::on_timer(CURLM*, long timeout_ms, void* self) {

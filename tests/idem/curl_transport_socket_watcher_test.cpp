@@ -1,0 +1,295 @@
+// The two ways the curl transport (src/curl_transport.cpp) watches curl's sockets: one
+// Asio socket each (socket_table, the portable way) and one epoll set for all (epoll_socket_set,
+// Linux). Both must say the same things to curl: a descriptor is reported only while curl wants
+// it, only for what curl wants, never after it was closed or handed back (even when its number is
+// reused at once), and an idle watcher leaves the io_context free to return. Every test runs
+// against both, on socket pairs (curl's own descriptors are borrowed the same way).
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <boost/asio/io_context.hpp>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "src/curl_socket_table.hpp"
+#include "tests/idem/support/send_and_wait.hpp"
+#if defined(__linux__)
+#include "src/curl_epoll_socket_set.hpp"
+#endif
+
+namespace idem::detail {
+namespace {
+
+using test::run_until;
+
+struct report {
+  curl_socket_t fd;
+  int events;
+};
+
+// A connected pair of stream sockets: `ours` is what the watcher watches, `peer` makes it ready.
+struct socket_pair {
+  socket_pair() {
+    std::array<int, 2> fds{-1, -1};
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds.data()), 0);
+    ours = fds[0];
+    peer = fds[1];
+  }
+  ~socket_pair() {
+    if (ours >= 0) ::close(ours);
+    if (peer >= 0) ::close(peer);
+  }
+  socket_pair(const socket_pair&) = delete;
+  socket_pair& operator=(const socket_pair&) = delete;
+
+  void send_byte() const { ASSERT_EQ(::write(peer, "x", 1), 1); }
+
+  int ours = -1;
+  int peer = -1;
+};
+
+bool is_open(int fd) {
+  return ::fcntl(fd, F_GETFD) != -1;
+}
+
+curl_sockaddr ipv4_address() {
+  curl_sockaddr address{};
+  address.family = AF_INET;
+  address.socktype = SOCK_STREAM;
+  address.protocol = IPPROTO_TCP;
+  address.addrlen = sizeof(sockaddr_in);
+  return address;
+}
+
+template <class Watcher>
+class socket_watcher_test : public ::testing::Test {
+ protected:
+  // Runs the io_context until it is out of work or `limit` reports arrived; true if it ran out
+  // of work (an idle watcher must let it). The bound only turns a hang into a failure.
+  bool run_until_idle() {
+    io_.restart();
+    io_.run_for(test::hang_limit);
+    return io_.stopped();
+  }
+
+  boost::asio::io_context io_;
+  std::vector<report> reports_;
+  std::function<void(curl_socket_t, int)> on_report_;      // runs after each report is recorded
+  std::shared_ptr<int> owner_ = std::make_shared<int>(0);  // stands for the transport
+  Watcher watcher_{io_.get_executor(), [this](curl_socket_t fd, int events) {
+                     reports_.push_back({fd, events});
+                     if (on_report_) on_report_(fd, events);
+                   }};
+};
+
+#if defined(__linux__)
+using watchers = ::testing::Types<socket_table, epoll_socket_set>;
+#else
+using watchers = ::testing::Types<socket_table>;
+#endif
+TYPED_TEST_SUITE(socket_watcher_test, watchers);
+
+TYPED_TEST(socket_watcher_test, ReportsAReadableDescriptorOnceCurlWantsItAndNotBefore) {
+  socket_pair pair;
+  pair.send_byte();
+  this->io_.poll();
+  EXPECT_TRUE(this->reports_.empty());
+
+  this->watcher_.want(pair.ours, CURL_POLL_IN, this->owner_);
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }));
+  EXPECT_EQ(this->reports_.front().fd, pair.ours);
+  EXPECT_EQ(this->reports_.front().events, CURL_CSELECT_IN);
+}
+
+TYPED_TEST(socket_watcher_test, ReportsOnlyWhatCurlWants) {
+  socket_pair pair;  // writable at once, not readable
+  this->watcher_.want(pair.ours, CURL_POLL_OUT, this->owner_);
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }));
+  EXPECT_EQ(this->reports_.front().events, CURL_CSELECT_OUT);
+
+  // curl now waits for the answer: writable still, but that is not reported any more.
+  this->reports_.clear();
+  this->watcher_.want(pair.ours, CURL_POLL_IN, this->owner_);
+  this->io_.restart();
+  this->io_.poll();
+  EXPECT_TRUE(this->reports_.empty());
+  pair.send_byte();
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }));
+  EXPECT_EQ(this->reports_.front().events, CURL_CSELECT_IN);
+}
+
+TYPED_TEST(socket_watcher_test, ADescriptorCurlStillWantsIsReportedAgainUntilCurlActs) {
+  socket_pair pair;
+  pair.send_byte();
+  this->watcher_.want(pair.ours, CURL_POLL_IN, this->owner_);
+  // Nothing reads the byte: as with poll(), the descriptor stays ready and is reported again.
+  ASSERT_TRUE(run_until(this->io_, [&] { return this->reports_.size() >= 3; }));
+  for (const report& r : this->reports_)
+    EXPECT_EQ(r.fd, pair.ours);
+}
+
+TYPED_TEST(socket_watcher_test, AHangUpIsReportedAsReadable) {
+  socket_pair pair;
+  this->watcher_.want(pair.ours, CURL_POLL_IN, this->owner_);
+  ::close(pair.peer);
+  pair.peer = -1;
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }));
+  EXPECT_NE(this->reports_.front().events & CURL_CSELECT_IN, 0);  // the read finds the end
+}
+
+TYPED_TEST(socket_watcher_test, NothingIsReportedOnceCurlSaysRemoveAndTheLoopIsLeftFree) {
+  socket_pair pair;
+  pair.send_byte();
+  this->watcher_.want(pair.ours, CURL_POLL_IN, this->owner_);
+  this->watcher_.want(pair.ours, CURL_POLL_REMOVE, nullptr);
+  EXPECT_TRUE(this->run_until_idle()) << "an unwatched descriptor kept the io_context busy";
+  EXPECT_TRUE(this->reports_.empty());
+  // Borrowed: let go of, never closed (curl closes its own).
+  EXPECT_EQ(this->watcher_.size(), 0U);
+  EXPECT_TRUE(is_open(pair.ours));
+}
+
+TYPED_TEST(socket_watcher_test, WantedAgainAfterRemoveIsReportedAgain) {
+  socket_pair pair;
+  pair.send_byte();
+  this->watcher_.want(pair.ours, CURL_POLL_IN, this->owner_);
+  this->watcher_.want(pair.ours, CURL_POLL_REMOVE, nullptr);
+  this->watcher_.want(pair.ours, CURL_POLL_IN, this->owner_);  // before the cancelled wait ran
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }));
+  EXPECT_EQ(this->reports_.front().fd, pair.ours);
+}
+
+TYPED_TEST(socket_watcher_test, ASocketItOpenedStaysOpenWhileUnwatchedAndIsClosedOnlyByClose) {
+  const curl_socket_t fd = this->watcher_.open(ipv4_address());
+  ASSERT_NE(fd, CURL_SOCKET_BAD);
+  EXPECT_EQ(this->watcher_.size(), 1U);
+  this->watcher_.want(fd, CURL_POLL_OUT, this->owner_);
+  this->watcher_.want(fd, CURL_POLL_REMOVE, nullptr);  // an idle keep-alive connection
+  EXPECT_TRUE(is_open(fd));
+  EXPECT_EQ(this->watcher_.size(), 1U);
+  EXPECT_TRUE(this->run_until_idle());
+
+  EXPECT_EQ(this->watcher_.close(fd), 0);
+  EXPECT_EQ(this->watcher_.size(), 0U);
+  EXPECT_FALSE(is_open(fd));
+}
+
+TYPED_TEST(socket_watcher_test, OnlyInternetStreamSocketsAreOpened) {
+  curl_sockaddr address = ipv4_address();
+  address.family = AF_UNIX;
+  EXPECT_EQ(this->watcher_.open(address), CURL_SOCKET_BAD);
+  EXPECT_EQ(this->watcher_.size(), 0U);
+}
+
+TYPED_TEST(socket_watcher_test, ClearClosesItsOwnSocketsLetsGoOfBorrowedOnesAndReportsNothing) {
+  socket_pair borrowed;
+  borrowed.send_byte();
+  const curl_socket_t owned = this->watcher_.open(ipv4_address());
+  ASSERT_NE(owned, CURL_SOCKET_BAD);
+  this->watcher_.want(borrowed.ours, CURL_POLL_IN, this->owner_);
+  this->watcher_.want(owned, CURL_POLL_OUT, this->owner_);
+
+  this->watcher_.clear();
+  EXPECT_EQ(this->watcher_.size(), 0U);
+  EXPECT_FALSE(is_open(owned));
+  EXPECT_TRUE(is_open(borrowed.ours));
+  EXPECT_TRUE(this->run_until_idle());
+  EXPECT_TRUE(this->reports_.empty());
+}
+
+TYPED_TEST(socket_watcher_test, AClosedDescriptorIsNotReportedEvenWhenItsNumberIsReusedAtOnce) {
+  // Two ready descriptors; whichever is reported first closes the other (as curl closes a
+  // connection while it handles another) and a new, idle one takes the freed number at once.
+  // The readiness of the closed one, perhaps read already, must not reach the new one.
+  socket_pair a;
+  socket_pair b;
+  a.send_byte();
+  b.send_byte();
+  int replacement = -1;
+  socket_pair* replacement_pair = nullptr;
+  std::unique_ptr<socket_pair> fresh;
+  this->on_report_ = [&](curl_socket_t fd, int) {
+    if (fresh) return;
+    // Answered: drained and no longer wanted, as curl leaves a connection it is done with.
+    char byte = 0;
+    EXPECT_EQ(::read(fd, &byte, 1), 1);
+    this->watcher_.want(fd, CURL_POLL_REMOVE, nullptr);
+    socket_pair& other = fd == a.ours ? b : a;
+    const int freed = other.ours;
+    EXPECT_EQ(this->watcher_.close(freed), 0);  // borrowed: closed by curl, through the watcher
+    other.ours = -1;
+    fresh = std::make_unique<socket_pair>();
+    replacement = fresh->ours;
+    replacement_pair = fresh.get();
+    ASSERT_EQ(replacement, freed) << "the kernel did not reuse the number; test set-up only";
+    this->watcher_.want(replacement, CURL_POLL_IN, this->owner_);
+  };
+  this->watcher_.want(a.ours, CURL_POLL_IN, this->owner_);
+  this->watcher_.want(b.ours, CURL_POLL_IN, this->owner_);
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }));
+  // Let every report already on its way arrive, then make the new descriptor ready.
+  this->io_.restart();
+  this->io_.poll();
+  for (const report& r : this->reports_) {
+    if constexpr (std::is_same_v<TypeParam, socket_table>) {
+      // Asio's epoll reactor runs a descriptor's readiness after the reactor round that saw it;
+      // if the descriptor was released meanwhile, its state object, reused from a pool for the
+      // new socket, may carry the old readiness over once. A spurious "readable", never an
+      // error: curl reads, finds nothing and waits on (as after any spurious poll() wake-up).
+      if (r.fd == replacement) {
+        EXPECT_EQ(r.events, CURL_CSELECT_IN) << "a stale error";
+      }
+    } else {
+      EXPECT_NE(r.fd, replacement) << "a stale report";
+    }
+  }
+  ASSERT_NE(replacement_pair, nullptr);
+  replacement_pair->send_byte();
+  const std::size_t before = this->reports_.size();
+  ASSERT_TRUE(run_until(this->io_, [&] {
+    for (std::size_t i = before; i < this->reports_.size(); ++i) {
+      if (this->reports_[i].fd == replacement) return true;
+    }
+    return false;
+  }));
+}
+
+TYPED_TEST(socket_watcher_test, ManyReadyDescriptorsAreAllReported) {
+  // More than one round of the epoll set's batch (64).
+  constexpr int count = 150;
+  std::vector<std::unique_ptr<socket_pair>> pairs;
+  for (int i = 0; i < count; ++i) {
+    pairs.push_back(std::make_unique<socket_pair>());
+    pairs.back()->send_byte();
+    this->watcher_.want(pairs.back()->ours, CURL_POLL_IN, this->owner_);
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(count), false);
+  int distinct = 0;
+  this->on_report_ = [&](curl_socket_t fd, int) {
+    for (int i = 0; i < count; ++i) {
+      if (pairs[static_cast<std::size_t>(i)]->ours != fd) continue;
+      if (!seen[static_cast<std::size_t>(i)]) ++distinct;
+      seen[static_cast<std::size_t>(i)] = true;
+      // Drained and no longer wanted, as curl does once it has its answer.
+      char byte = 0;
+      EXPECT_EQ(::read(fd, &byte, 1), 1);
+      this->watcher_.want(fd, CURL_POLL_REMOVE, nullptr);
+    }
+  };
+  ASSERT_TRUE(run_until(this->io_, [&] { return distinct == count; }));
+  EXPECT_TRUE(this->run_until_idle());
+  EXPECT_EQ(static_cast<int>(this->reports_.size()), count);
+}
+
+}  // namespace
+}  // namespace idem::detail
