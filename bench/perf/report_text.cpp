@@ -427,6 +427,18 @@ run-to-run spread (user time 0.87 / 0.84 / 0.89 s before, 1.03 / 0.89 / 0.85 s a
 counts the same system calls per request in both: at 16 in flight curl keeps wanting the same
 sockets, so neither build calls `epoll_ctl` per request). The memory target still misses: the
 body copy (174 bytes, a change of the public `http_request`) and the intent's own state remain.
+
+In the harness run above, idem's extra memory per in-flight intent at 5,000 in flight is 2,387
+bytes against d1ac68f's 3,033 in the same run (minimal server; 2,544 against 3,247 with the
+mock server). Its CPU ratios at 1, 16 and 64 in flight came out higher than the before
+columns' (2.21×, 1.53×, 1.68× against 1.55×, 1.40×, 1.54×), which the two builds' counts do not
+bear out: at 1 in flight, 149,165 instructions per request against 149,246
+(`perf_instructions.sh 2000 1`), and `strace -c` counts the same system calls per request
+(4 `epoll_wait`, 2 `poll`, 1 `timerfd_settime`, one `sendto` and one `recvfrom`, no
+`epoll_ctl`); by hand, alternating, 0.57 / 0.58 / 0.55 s (and one outlier of 0.88 s) against
+0.56 / 0.55 / 0.55 s for 10,000 requests. On this 2-core VM, CPU seconds per request move by
+up to 40 % between runs of one binary at 1 in flight; the instruction counts are the figure to
+compare builds by.
 )";
 }
 
