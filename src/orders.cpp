@@ -58,6 +58,35 @@ class object_writer {
   bool first_ = true;
 };
 
+// What object_writer writes for a key ("name": and the comma before all but the first), a
+// number and a string: verbatim_body_size adds them up in order_body's order.
+std::size_t key_size(std::string_view name, bool first) {
+  return (first ? 0 : 1) + name.size() + 3;
+}
+std::size_t number_size(std::int64_t v) {
+  char digits[24];
+  return static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, v).ptr - digits);
+}
+std::size_t string_size(std::string_view v) {
+  return v.size() + 2;
+}
+
+// The length of order_body's output for a request that verbatim() accepts.
+std::size_t verbatim_body_size(const order_request& req) {
+  std::size_t n = 2 + key_size("amount_minor", true) + number_size(req.amount_minor) +
+                  key_size("currency", false) + string_size(req.currency) +
+                  key_size("customer_id", false) + string_size(req.customer_id) +
+                  key_size("items", false) + 2 + key_size("merchant_order_id", false) +
+                  string_size(req.merchant_order_id);
+  for (std::size_t i = 0; i < req.items.size(); ++i) {
+    const auto& item = req.items[i];
+    n += (i > 0 ? 1 : 0) + 2 + key_size("quantity", true) + number_size(item.quantity) +
+         key_size("sku", false) + string_size(item.sku) + key_size("unit_price_minor", false) +
+         number_size(item.unit_price_minor);
+  }
+  return n;
+}
+
 nlohmann::json payment_payload(const payment_request& req) {
   return {{"amount_minor", req.amount_minor},
           {"currency", req.currency},
@@ -107,7 +136,9 @@ nlohmann::json order_payload(const order_request& req) {
 std::string order_body(const order_request& req) {
   if (!verbatim(req)) return order_payload(req).dump();
   std::string out;
-  out.reserve(128 + req.merchant_order_id.size() + req.customer_id.size() + req.items.size() * 64);
+  // Exactly its length: the body lives as long as its intent (the store keeps finished intents
+  // too), so it holds its bytes, not room for the widest numbers (about 50-75 bytes an order).
+  out.reserve(verbatim_body_size(req));
   object_writer order(out);
   order.number("amount_minor", req.amount_minor);
   order.string("currency", req.currency);

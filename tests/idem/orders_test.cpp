@@ -32,6 +32,23 @@ TEST(OrderBody, IsWhatTheJsonTreeDumps) {
   expect_same_bytes(sample());
 }
 
+// The body lives as long as its intent, and the store keeps finished intents too: it holds its
+// bytes, not the room reserved for the widest numbers (about 75 bytes more for a typical order).
+TEST(OrderBody, HoldsItsBytesNotTheRoomReservedForTheWidestNumbers) {
+  auto extreme = sample();
+  extreme.amount_minor = std::numeric_limits<std::int64_t>::min();
+  extreme.items.push_back(
+      {.sku = "", .quantity = std::numeric_limits<std::int64_t>::max(), .unit_price_minor = -7});
+  auto no_items = sample();
+  no_items.items.clear();
+  for (const auto& req : {sample(), order_request{}, extreme, no_items}) {
+    const std::string body = idem::orders::order_body(req);
+    EXPECT_LE(body.capacity(), body.size() + 16) << body;
+    const auto created = idem::orders::create(req);
+    EXPECT_LE(created.body().capacity(), created.body().size() + 16) << created.body();
+  }
+}
+
 TEST(OrderBody, NoItemsIsAnEmptyArray) {
   auto req = sample();
   req.items.clear();
