@@ -439,6 +439,13 @@ bear out: at 1 in flight, 149,165 instructions per request against 149,246
 0.56 / 0.55 / 0.55 s for 10,000 requests. On this 2-core VM, CPU seconds per request move by
 up to 40 % between runs of one binary at 1 in flight; the instruction counts are the figure to
 compare builds by.
+
+After the run, in the same round: `orders::order_body` reserves exactly the length it writes
+(d5214db) instead of room for the widest numbers, which the body kept for its intent's whole
+life. Against f315647, as above: heaptrack peak heap 151.56M to 151.30M (52 bytes per intent
+in flight; an app's store that keeps 10,000 finished intents keeps 0.5 MB less), allocations
+1,034,328 to 1,033,401, instructions per request 138,908 to 138,344 (same run), peak RSS medians
+112,836 to 112,440 KiB. The tables above do not include it.
 )";
 }
 
