@@ -60,7 +60,7 @@ class curl_request {
   bool admit(std::size_t n) noexcept;
   [[nodiscard]] bool reused_connection() const;
 
-  std::string body_;  // curl reads it in place (POSTFIELDS) until the transfer ends
+  request_body body_;  // curl reads it in place (POSTFIELDS) until the transfer ends
   std::size_t max_response_bytes_;
   curl_handle_pool& pool_;
   CURL* easy_ = nullptr;

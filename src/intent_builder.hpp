@@ -8,10 +8,15 @@
 #include <utility>
 
 #include "idem/intent.hpp"
+#include "idem/request_body.hpp"
 
 namespace idem::detail {
 
 struct intent_builder {
+  /// `i`'s body, shared with it rather than copied (for the requests that send it).
+  [[nodiscard]] static request_body body_of(const intent& i) {
+    return request_body(std::shared_ptr<const std::string>(i.d_, &i.d_->body));
+  }
   /// `body` must be JSON (written by idem, never taken from outside): sent byte for byte.
   [[nodiscard]] static intent from_json_text(idempotency_key key, operation op, std::string body,
                                              business_lookup lookup) {

@@ -7,6 +7,7 @@
 #include "http_facts.hpp"
 #include "idem/retry_after.hpp"
 #include "idem/transport_error.hpp"
+#include "intent_builder.hpp"
 #include "saturating_time.hpp"
 
 namespace idem::detail {
@@ -228,7 +229,7 @@ void submit_operation::send_write() {
   if (wait_s > 0) prefer = "wait=" + std::to_string(wait_s);
   if (core_->opts.prefer_async) prefer += prefer.empty() ? "respond-async" : ", respond-async";
   if (!prefer.empty()) req.headers.emplace_back("Prefer", prefer);
-  req.body = intent_.body();
+  req.body = detail::intent_builder::body_of(intent_);  // shared, not copied
 
   ++attempts_;
   if (!first_attempt_at_) first_attempt_at_ = wall_now();

@@ -14,6 +14,7 @@
 
 #include "idem/classify.hpp"
 #include "idem/http_headers.hpp"
+#include "idem/request_body.hpp"
 
 namespace idem {
 
@@ -22,7 +23,8 @@ struct http_request {
   std::string method;  ///< "POST", "GET"
   std::string url;     ///< absolute: scheme://host:port/path?query
   header_list headers;
-  std::string body;
+  /// Shared bytes: a copy of the request (or a retry of it) does not copy the body.
+  request_body body;
   /// The whole attempt (connect, send, wait, receive) must end within this.
   std::chrono::milliseconds timeout{10'000};
 };

@@ -37,6 +37,21 @@ TEST_F(client_test, KeyIsIdenticalAcrossAllAttempts) {
   }
 }
 
+TEST_F(client_test, EveryAttemptSendsTheIntentsOwnBytesNotACopyOfThem) {
+  // A payload is never copied per attempt: the transport is handed the intent's frozen bytes
+  // (and keeps them while curl reads them), so thousands in flight hold one body each.
+  auto c = make_client();
+  auto order = orders::create(sample_order());
+  net->respond(script({reply(503), failed(transport_failure::unknown), reply(201)}));
+  EXPECT_EQ(submit(*c, order).kind(), outcome_kind::succeeded);
+  ASSERT_EQ(net->requests("POST").size(), 3u);
+  for (const auto& r : net->requests("POST")) {
+    EXPECT_EQ(r.body, order.body());
+    EXPECT_EQ(static_cast<const void*>(r.body.data()),
+              static_cast<const void*>(order.body().data()));
+  }
+}
+
 TEST_F(client_test, DifferentIntentsGetDifferentKeysAndCopiesShareOne) {
   auto a = orders::create(sample_order());
   auto b = orders::create(sample_order());  // same content, a new intent: a new key

@@ -50,7 +50,7 @@ TEST_F(client_flush_test, WithNothingInFlightTheFlushCompletesAtOnce) {
 TEST_F(client_flush_test, WhatCanFinishInTimeFinishesAndTheRestIsStoppedAndStaysOpen) {
   auto c = make_client(with_store(store));
   net->respond([](const http_request& r) {
-    if (r.body.find("m-quick") != std::string::npos) {
+    if (r.body.view().find("m-quick") != std::string::npos) {
       auto answer = reply(201, R"({"id":"ord_1"})");
       answer.takes = 1s;
       return answer;
