@@ -6,15 +6,10 @@
 
 #include <chrono>
 #include <cstddef>
-#include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "idem/intent_store.hpp"
@@ -38,6 +33,9 @@ struct memory_store_options {
 class memory_intent_store final : public intent_store {
  public:
   explicit memory_intent_store(memory_store_options options = {});
+  ~memory_intent_store() override;
+  memory_intent_store(const memory_intent_store&) = delete;
+  memory_intent_store& operator=(const memory_intent_store&) = delete;
 
   void async_write(intent_event e, boost::asio::any_io_executor ex, write_handler handler) override;
   void write(intent_event e) override;
@@ -51,44 +49,9 @@ class memory_intent_store final : public intent_store {
   [[nodiscard]] std::size_t size() const;
 
  private:
-  struct entry {
-    std::uint64_t seq;
-    // Owns the bytes of the entry's key in records_ (the intent as created: the record's own
-    // may be replaced by a path_bound event). It shares the intent's data, where a string key
-    // was a copy (an allocation) per intent.
-    intent key_owner;
-    // Without its principal: that is `principal`, which the entries of one credential share
-    // (a copy per intent was an allocation of each). find() and open_intents() put it back.
-    intent_record record;
-    std::shared_ptr<const std::string> principal{};
-    // The lines after the first. The first (created) is made from key_owner and the record when
-    // asked for, not kept: a line less for each of thousands of intents in flight.
-    // A vector: an intent has a handful of lines (a deque took 576 bytes for its first one).
-    // Without the last line while that is an attempt's start (the one line of an intent in
-    // flight): that is `start`, made into a line when asked for or when the next event comes,
-    // so that an intent in flight holds no vector (about 110 bytes each, measured).
-    std::vector<timeline_entry> timeline{};
-    struct pending_start {
-      std::uint32_t number;
-      wall_time at;
-    };
-    std::optional<pending_start> start{};
-    bool created_line_dropped = false;  // past max_timeline
-  };
-  [[nodiscard]] static timeline_entry start_line(const entry& en);
-  [[nodiscard]] intent_record record_of(const entry& en) const;
-  [[nodiscard]] std::shared_ptr<const std::string> principal_locked(const std::string& p);
-  void apply_locked(const intent_event& e);
-  void forget_expired_locked(wall_time now);
-
-  memory_store_options options_;
+  struct state;  // src/memory_intent_store.cpp: the records and their indexes
   mutable std::mutex mutex_;
-  std::unordered_map<std::string_view, entry> records_;  // keys: views of entry::key_owner's
-  // Both hold views of a key of records_ (valid until the node is erased).
-  std::map<std::uint64_t, std::string_view> open_;             // seq -> key, oldest first
-  std::deque<std::pair<wall_time, std::string_view>> finals_;  // in the order they became final
-  std::uint64_t next_seq_ = 0;
-  std::shared_ptr<const std::string> last_principal_;  // shared by entries made with it
+  std::unique_ptr<state> s_;  // guarded by mutex_
 };
 
 }  // namespace idem
