@@ -70,7 +70,7 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
     detail::curl_request request;
     asio::any_completion_handler<signature> handler;
     asio::cancellation_slot slot;
-    std::optional<detail::transfer_deadlines::entry> due{};  // until it ends or runs out
+    detail::transfer_due due{};  // tracked by deadlines_ until it ends or runs out
   };
 
   // Per-operation cancellation. Lives in the caller's slot; may be emitted from any context, so
@@ -112,10 +112,9 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   asio::any_io_executor ex_;
   curl_transport_options options_;
   detail::curl_timer timer_;
-  // The transfers' own due times and the one timer that ends those past theirs. It is armed
+  // The one timer that ends transfers past their own due time (deadlines_). It is armed
   // only when a transfer is due earlier than the wait in charge, which with equal timeouts is
   // once per timeout, not once per transfer, and cancelled when nothing is in flight.
-  detail::transfer_deadlines deadlines_;
   asio::steady_timer deadline_timer_;
   std::optional<std::chrono::steady_clock::time_point> deadline_armed_;
   std::uint64_t deadline_generation_ = 0;  // completions of replaced waits carry an older one
@@ -125,6 +124,8 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   CURLM* multi_ = nullptr;
   bool stopping_ = false;
   std::unordered_map<std::uint64_t, std::unique_ptr<transfer>> transfers_;
+  // The transfers' own due times, kept in the transfers (after transfers_: it goes first).
+  detail::transfer_deadlines deadlines_;
   std::size_t peak_in_flight_ = 0;  // since transfers_ was last empty
   long connection_bound_ = 0;       // CURLMOPT_MAXCONNECTS as last set (0: not yet)
   std::uint64_t next_id_ = 0;
@@ -208,7 +209,7 @@ void curl_transport::impl::start(http_request req,
     return;
   }
   transfer& added = *it->second;
-  added.due = deadlines_.add(id, due);
+  deadlines_.add(added.due, id, due);
   arm_deadline(due);
   added.slot = asio::get_associated_cancellation_slot(added.handler);
   if (added.slot.is_connected()) added.slot.emplace<cancel_request>(weak_from_this(), id);
@@ -230,7 +231,6 @@ void curl_transport::impl::on_deadline(std::uint64_t generation) {
   for (std::uint64_t id : deadlines_.take_due(std::chrono::steady_clock::now())) {
     auto it = transfers_.find(id);
     if (it == transfers_.end()) continue;
-    it->second->due.reset();  // taken already
     complete(it, it->second->request.time_out());
   }
   if (auto next = deadlines_.earliest()) arm_deadline(*next);
@@ -255,7 +255,7 @@ void curl_transport::impl::complete(
   auto t = std::move(it->second);
   transfers_.erase(it);
   size_connection_cache();
-  if (t->due) deadlines_.remove(*t->due);
+  deadlines_.remove(t->due);  // unless taken already
   if (deadlines_.empty() && deadline_armed_) {
     // Nothing in flight: no wait may keep the io_context busy (or wake the app) for nothing.
     deadline_armed_.reset();

@@ -1,38 +1,22 @@
 // What the default store holds for each intent in flight, beyond the intent itself (which the
 // caller owns and the store shares): thousands in flight on a phone each pay it. Heap bytes as
-// glibc's malloc counts them (mallinfo2: chunk sizes, so malloc's own overhead is included);
-// a sanitizer's allocator is not glibc's, so under one the test is skipped.
+// glibc's malloc counts them (tests/support/glibc_heap.hpp); skipped under a sanitizer.
 
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include <vector>
 
 #include "idem/memory_intent_store.hpp"
 #include "idem/orders.hpp"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define IDEM_TEST_FOREIGN_MALLOC 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define IDEM_TEST_FOREIGN_MALLOC 1
-#endif
+#include "tests/support/glibc_heap.hpp"
 
 namespace idem {
 namespace {
 
 const wall_time footprint_t0 = wall_time{} + std::chrono::hours(500'000);
 
-std::size_t footprint_heap_in_use() {
-  return mallinfo2().uordblks;
-}
-
 TEST(MemoryIntentStoreFootprint, AnIntentInFlightCostsTheStoreAtMost256Bytes) {
-#ifdef IDEM_TEST_FOREIGN_MALLOC
-  GTEST_SKIP() << "mallinfo2 does not see a sanitizer's heap";
-#endif
+  if (!test::glibc_heap_in_use()) GTEST_SKIP() << "mallinfo2 does not see a sanitizer's heap";
   constexpr std::size_t n = 20'000;
   std::vector<intent> intents;
   intents.reserve(n);
@@ -46,13 +30,13 @@ TEST(MemoryIntentStoreFootprint, AnIntentInFlightCostsTheStoreAtMost256Bytes) {
   }
   memory_intent_store store;
   const std::string principal(64, 'p');  // a SHA-256 in hex, as the client gives it
-  const std::size_t before = footprint_heap_in_use();
+  const std::size_t before = *test::glibc_heap_in_use();
   for (const intent& i : intents) {
     // An intent in flight: created, its first attempt started, no answer yet.
     store.write(events::created{.what = i, .principal = principal, .at = footprint_t0});
     store.write(events::attempt_started{.key = i.key(), .number = 1, .at = footprint_t0});
   }
-  const std::size_t after = footprint_heap_in_use();
+  const std::size_t after = *test::glibc_heap_in_use();
   ASSERT_EQ(store.size(), n);
   ASSERT_EQ(store.open_intents().size(), n);
   const double per_intent = static_cast<double>(after - before) / n;
