@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
 #include "curl_handle_pool.hpp"
 #include "curl_request.hpp"
@@ -22,6 +21,7 @@
 #include "idem/transport_error.hpp"
 #include "saturating_time.hpp"
 #include "transfer_deadlines.hpp"
+#include "transfer_slots.hpp"
 
 namespace idem {
 
@@ -66,7 +66,7 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   impl& operator=(const impl&) = delete;
 
   struct transfer {
-    std::uint64_t id;
+    std::uint64_t id;  // in transfers_, set as it goes in
     detail::curl_request request;
     asio::any_completion_handler<signature> handler;
     asio::cancellation_slot slot;
@@ -95,8 +95,10 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   // A multi handle whose callbacks lead here, or nullptr if curl cannot make one.
   CURLM* new_multi();
 
-  void complete(std::unordered_map<std::uint64_t, std::unique_ptr<transfer>>::iterator it,
-                transport_result result);
+  // Ends `t`, taken out of transfers_ by the caller.
+  void complete(std::unique_ptr<transfer> t, transport_result result);
+  // Ends every transfer in flight, each with the result `why` gives for it.
+  void complete_all(transport_result (detail::curl_request::*why)() const);
   void post_result(asio::any_completion_handler<signature> handler, transport_result result);
   void act(curl_socket_t fd, int events);
   void collect_finished();
@@ -123,12 +125,11 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   detail::curl_handle_pool handles_;
   CURLM* multi_ = nullptr;
   bool stopping_ = false;
-  std::unordered_map<std::uint64_t, std::unique_ptr<transfer>> transfers_;
+  detail::transfer_slots<transfer> transfers_;
   // The transfers' own due times, kept in the transfers (after transfers_: it goes first).
   detail::transfer_deadlines deadlines_;
   std::size_t peak_in_flight_ = 0;  // since transfers_ was last empty
   long connection_bound_ = 0;       // CURLMOPT_MAXCONNECTS as last set (0: not yet)
-  std::uint64_t next_id_ = 0;
 };
 
 curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_options opts)
@@ -174,12 +175,11 @@ void curl_transport::impl::start(http_request req,
     post_result(std::move(handler), not_sent(transport_errc::timed_out));
     return;
   }
-  const std::uint64_t id = next_id_++;
   // A timeout of milliseconds::max() means "no timeout": due never.
   const auto due = detail::saturating_add(std::chrono::steady_clock::now(), req.timeout);
   // Built in place: the request's callbacks point at it from the start.
   std::unique_ptr<transfer> t(new transfer{
-      id, detail::curl_request(std::move(req), options_, handles_), std::move(handler), {}});
+      0, detail::curl_request(std::move(req), options_, handles_), std::move(handler), {}});
   if (auto ec = t->request.setup_error()) {
     post_result(std::move(t->handler), not_sent(ec));
     return;
@@ -196,19 +196,19 @@ void curl_transport::impl::start(http_request req,
     curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, static_cast<void*>(this));
   }
 
-  auto [it, inserted] = transfers_.emplace(id, std::move(t));
+  transfer& added = *t;
+  const std::uint64_t id = transfers_.insert(std::move(t));
+  added.id = id;
   size_connection_cache();
   // Adding only arms the timer (curl asks for a 0 ms timeout); the transfer starts from there.
   if (CURLMcode mc = curl_multi_add_handle(multi_, easy); mc != CURLM_OK) {
-    auto handler_out = std::move(it->second->handler);
-    transfers_.erase(it);
+    auto handler_out = std::move(transfers_.take(id)->handler);
     size_connection_cache();
     post_result(std::move(handler_out),
                 not_sent({static_cast<int>(transport_errc::curl_error_base) + CURLE_FAILED_INIT,
                           transport_category()}));
     return;
   }
-  transfer& added = *it->second;
   deadlines_.add(added.due, id, due);
   arm_deadline(due);
   added.slot = asio::get_associated_cancellation_slot(added.handler);
@@ -229,31 +229,29 @@ void curl_transport::impl::on_deadline(std::uint64_t generation) {
   if (stopping_ || generation != deadline_generation_) return;  // replaced, cancelled, stopped
   deadline_armed_.reset();
   for (std::uint64_t id : deadlines_.take_due(std::chrono::steady_clock::now())) {
-    auto it = transfers_.find(id);
-    if (it == transfers_.end()) continue;
-    complete(it, it->second->request.time_out());
+    auto t = transfers_.take(id);
+    if (!t) continue;
+    auto result = t->request.time_out();
+    complete(std::move(t), std::move(result));
   }
   if (auto next = deadlines_.earliest()) arm_deadline(*next);
 }
 
 void curl_transport::impl::cancel(std::uint64_t id, asio::cancellation_type type) {
-  auto it = transfers_.find(id);
-  if (it == transfers_.end()) return;  // finished meanwhile: its result is already posted
+  transfer* t = transfers_.find(id);
+  if (t == nullptr) return;  // finished meanwhile: its result is already posted
   // Terminal cancellation may leave anything behind, so it always ends the transfer. Partial
   // and total cancellation promise no side effects, which holds only while nothing was sent.
   const bool terminal = (type & asio::cancellation_type::terminal) != asio::cancellation_type::none;
   const bool clean = (type & (asio::cancellation_type::partial | asio::cancellation_type::total)) !=
                          asio::cancellation_type::none &&
-                     !it->second->request.started();
+                     !t->request.started();
   if (!terminal && !clean) return;
-  complete(it, it->second->request.abandon());
+  auto result = t->request.abandon();
+  complete(transfers_.take(id), std::move(result));
 }
 
-void curl_transport::impl::complete(
-    std::unordered_map<std::uint64_t, std::unique_ptr<transfer>>::iterator it,
-    transport_result result) {
-  auto t = std::move(it->second);
-  transfers_.erase(it);
+void curl_transport::impl::complete(std::unique_ptr<transfer> t, transport_result result) {
   size_connection_cache();
   deadlines_.remove(t->due);  // unless taken already
   if (deadlines_.empty() && deadline_armed_) {
@@ -268,6 +266,15 @@ void curl_transport::impl::complete(
   auto handler = std::move(t->handler);
   t.reset();  // the easy handle goes only after it left the multi handle
   post_result(std::move(handler), std::move(result));
+}
+
+void curl_transport::impl::complete_all(transport_result (detail::curl_request::*why)() const) {
+  for (std::uint64_t id : transfers_.ids()) {
+    if (auto t = transfers_.take(id)) {
+      auto result = ((t->request).*why)();
+      complete(std::move(t), std::move(result));
+    }
+  }
 }
 
 void curl_transport::impl::post_result(asio::any_completion_handler<signature> handler,
@@ -306,8 +313,9 @@ void curl_transport::impl::collect_finished() {
     const CURLcode code = msg->data.result;
     char* priv = nullptr;
     curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
-    auto* t = reinterpret_cast<transfer*>(priv);
-    complete(transfers_.find(t->id), t->request.finish(code));
+    auto t = transfers_.take(reinterpret_cast<transfer*>(priv)->id);
+    auto result = t->request.finish(code);
+    complete(std::move(t), std::move(result));
   }
 }
 
@@ -362,10 +370,7 @@ int curl_transport::impl::on_close_socket(void* self, curl_socket_t fd) {
 void curl_transport::impl::reset_connections() {
   // Every connection curl holds was opened through the socket table: none there, none to drop.
   if (stopping_ || (transfers_.empty() && sockets_.size() == 0)) return;
-  while (!transfers_.empty()) {
-    auto it = transfers_.begin();
-    complete(it, it->second->request.dropped());
-  }
+  complete_all(&detail::curl_request::dropped);
   // libcurl has no call that closes the idle connections of a multi handle's cache: only its
   // cleanup does (through on_close_socket). So the multi handle is replaced by a new one.
   curl_multi_cleanup(multi_);
@@ -383,10 +388,7 @@ void curl_transport::impl::reset_connections() {
 void curl_transport::impl::shutdown() {
   if (stopping_) return;
   stopping_ = true;
-  while (!transfers_.empty()) {
-    auto it = transfers_.begin();
-    complete(it, it->second->request.abandon());
-  }
+  complete_all(&detail::curl_request::abandon);
   timer_.stop();
   deadline_timer_.cancel();
   // Closes the pooled connections through on_close_socket, which still works: the socket
