@@ -18,6 +18,14 @@ curl_handle_pool::handle curl_handle_pool::take() noexcept {
   return {easy, true};
 }
 
+void curl_handle_pool::set_max_kept(std::size_t max_kept) noexcept {
+  max_kept_ = max_kept;
+  while (kept_.size() > max_kept_) {
+    curl_easy_cleanup(kept_.back());
+    kept_.pop_back();
+  }
+}
+
 void curl_handle_pool::give_back(CURL* easy) noexcept {
   if (easy == nullptr) return;
   if (kept_.size() >= max_kept_) {

@@ -19,7 +19,8 @@ namespace idem::detail {
 /// Thread-safety: none; used on the transport's executor.
 class curl_handle_pool {
  public:
-  /// Keeps at most `max_kept` handles; more are freed when they come back.
+  /// Keeps at most `max_kept` handles (the transport moves the bound with its load, see
+  /// set_max_kept); more are freed when they come back.
   explicit curl_handle_pool(std::size_t max_kept) : max_kept_(max_kept) {}
   ~curl_handle_pool();
   curl_handle_pool(const curl_handle_pool&) = delete;
@@ -34,6 +35,9 @@ class curl_handle_pool {
   /// Takes back `easy` (nullptr: nothing), which must be in no multi handle any more and point
   /// at nothing that is about to go; frees it when `max_kept` are kept already.
   void give_back(CURL* easy) noexcept;
+
+  /// From now on keeps at most `max_kept` handles; frees those kept beyond it at once.
+  void set_max_kept(std::size_t max_kept) noexcept;
 
   /// Handles kept for reuse now.
   [[nodiscard]] std::size_t kept() const noexcept { return kept_.size(); }

@@ -141,8 +141,9 @@ curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_option
                [this](curl_socket_t fd, int events) {
                  if (!stopping_) act(fd, events);
                }),
-      // As many handles kept ready as connections kept idle: both say how much concurrency to
-      // stay prepared for once the load is gone.
+      // As many handles kept ready as connections kept idle, and, while a load lasts, as many
+      // as the connections it keeps (size_connection_cache): both say how much concurrency to
+      // stay prepared for.
       handles_(static_cast<std::size_t>(std::max(options_.max_idle_connections, 1L))) {
   init_curl_once();
   multi_ = new_multi();
@@ -331,10 +332,15 @@ void curl_transport::impl::size_connection_cache() {
   peak_in_flight_ = transfers_.empty() ? 0 : std::max(peak_in_flight_, transfers_.size());
   const long bound = std::max(
       static_cast<long>(peak_in_flight_) + std::max(options_.max_idle_connections, 0L), 1L);
+  // The handle pool follows the same bound: a load's next wave reuses the handles of the one
+  // before (a pool of 16 made 8,736 handles for 10,000 requests at 5,000 in flight, each a
+  // 5 KB calloc plus its buffers, and the freed ones left holes that raised peak RSS); once
+  // the transport is idle it keeps max_idle_connections again.
   // Called on every start and completion: the option is set only when the bound moves.
   if (bound == connection_bound_) return;
   connection_bound_ = bound;
   curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, bound);
+  handles_.set_max_kept(static_cast<std::size_t>(bound));
 }
 
 int curl_transport::impl::on_socket(CURL*, curl_socket_t fd, int what, void* self, void*) {
