@@ -4,23 +4,35 @@
 
 namespace idem::detail {
 
-compact_intent_record::compact_intent_record(intent_record r)
-    : what_(std::move(r.what)),
-      created_at_(r.created_at),
-      first_attempt_at_(r.first_attempt_at.value_or(none)),
-      finished_at_(r.finished_at.value_or(none)),
-      attempts_(r.attempts),
-      attempts_finished_(r.attempts_finished),
-      final_status_(r.final_status),
-      last_class_(r.last_class),
-      last_outcome_(r.last_outcome),
-      state_(r.state),
-      path_bound_(r.path_bound),
-      reached_server_(r.reached_server) {
-  if (r.depends_on || !r.final_body.empty() || !r.error.empty()) {
-    strings_ = std::make_unique<strings>(
-        strings{std::move(r.depends_on), std::move(r.final_body), std::move(r.error)});
+// An intent has no empty state to start from: what_ starts as a copy (a shared reference) that
+// pack() then replaces.
+compact_intent_record::compact_intent_record(intent_record r) : what_(r.what) {
+  pack(std::move(r));
+}
+
+void compact_intent_record::pack(intent_record r) {
+  what_ = std::move(r.what);
+  created_at_ = r.created_at;
+  first_attempt_at_ = r.first_attempt_at.value_or(none);
+  finished_at_ = r.finished_at.value_or(none);
+  attempts_ = r.attempts;
+  attempts_finished_ = r.attempts_finished;
+  final_status_ = r.final_status;
+  last_class_ = r.last_class;
+  last_outcome_ = r.last_outcome;
+  state_ = r.state;
+  path_bound_ = r.path_bound;
+  reached_server_ = r.reached_server;
+  if (!r.depends_on && r.final_body.empty() && r.error.empty()) {
+    strings_.reset();
+    return;
   }
+  // A record whose strings are set keeps their holder from event to event (a planned intent
+  // has its dependency from the start): allocated once, not again for every event.
+  if (!strings_) strings_ = std::make_unique<strings>();
+  strings_->depends_on = std::move(r.depends_on);
+  strings_->final_body = std::move(r.final_body);
+  strings_->error = std::move(r.error);
 }
 
 intent_record compact_intent_record::scalars(intent what) const {
@@ -61,8 +73,13 @@ intent_record compact_intent_record::take() {
 
 void compact_intent_record::apply(const intent_event& e) {
   intent_record r = take();
-  idem::apply(r, e);
-  *this = compact_intent_record(std::move(r));
+  try {
+    idem::apply(r, e);
+  } catch (...) {  // out of memory: the entry keeps its intent and what apply() had set
+    pack(std::move(r));
+    throw;
+  }
+  pack(std::move(r));
 }
 
 }  // namespace idem::detail

@@ -38,8 +38,10 @@ class compact_intent_record {
   }
   // The record without its strings, with `what`.
   [[nodiscard]] intent_record scalars(intent what) const;
-  // Moves the record out (this object is left to be assigned).
+  // Moves the record out (this object is left to be packed again; the strings' holder stays).
   [[nodiscard]] intent_record take();
+  // Takes `r` in, reusing the strings' holder when there is one and `r` needs it.
+  void pack(intent_record r);
 
   struct strings {
     std::optional<std::string> depends_on;
@@ -48,7 +50,7 @@ class compact_intent_record {
   };
 
   intent what_;
-  wall_time created_at_;
+  wall_time created_at_{};
   wall_time first_attempt_at_ = none;
   wall_time finished_at_ = none;
   std::unique_ptr<strings> strings_;  // nullptr while all are empty

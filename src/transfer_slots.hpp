@@ -34,13 +34,13 @@ class transfer_slots {
 
   /// The item of `id`, or nullptr if it was taken.
   [[nodiscard]] T* find(std::uint64_t id) const noexcept {
-    const slot* s = occupied(id);
+    const slot* s = occupied(*this, id);
     return s ? s->item.get() : nullptr;
   }
 
   /// Removes and returns the item of `id` (nullptr if it was taken already).
   std::unique_ptr<T> take(std::uint64_t id) noexcept {
-    slot* s = const_cast<slot*>(occupied(id));
+    slot* s = occupied(*this, id);
     if (s == nullptr) return nullptr;
     auto item = std::move(s->item);
     ++s->serial;  // ids handed out for the slot until now find nothing any more
@@ -67,11 +67,12 @@ class transfer_slots {
     std::unique_ptr<T> item;
     std::uint32_t serial = 0;
   };
-  [[nodiscard]] const slot* occupied(std::uint64_t id) const noexcept {
+  // The slot of `id` if it holds that id's item (const or not, as `self`).
+  template <class Self>
+  [[nodiscard]] static auto* occupied(Self& self, std::uint64_t id) noexcept {
     const auto index = static_cast<std::uint32_t>(id);
-    if (index >= slots_.size()) return nullptr;
-    const slot& s = slots_[index];
-    return s.item && s.serial == static_cast<std::uint32_t>(id >> 32) ? &s : nullptr;
+    auto* s = index < self.slots_.size() ? &self.slots_[index] : nullptr;
+    return s && s->item && s->serial == static_cast<std::uint32_t>(id >> 32) ? s : nullptr;
   }
 
   std::vector<slot> slots_;
