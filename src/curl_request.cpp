@@ -117,7 +117,7 @@ void curl_request::configure_handle(const curl_transport_options& options) {
     }
   }
   configure_proxy(options.proxy, set);
-  set(CURLOPT_USERAGENT, options.user_agent.c_str());
+  // No CURLOPT_USERAGENT: the user agent is one of the request's header lines (set_headers).
   set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT answer is not the response
   // Declared oversize bodies fail before they are read; the callbacks catch the rest.
   set(CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_response_bytes));
@@ -168,11 +168,11 @@ void curl_request::configure_request(http_request& req, const curl_transport_opt
     setup_error_ = ec;
     return;
   }
-  set_headers(req.headers);
+  set_headers(req.headers, options.user_agent);
 }
 
-void curl_request::set_headers(const header_list& headers) {
-  if (auto ec = headers_.assign(headers)) {
+void curl_request::set_headers(const header_list& headers, std::string_view user_agent) {
+  if (auto ec = headers_.assign(headers, user_agent)) {
     setup_error_ = ec;
     return;
   }

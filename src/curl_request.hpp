@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 
 #include <cstddef>
+#include <string_view>
 #include <system_error>
 
 #include "curl_handle_pool.hpp"
@@ -55,7 +56,7 @@ class curl_request {
   void configure_handle(const curl_transport_options& options);
   // Takes the body out of `req`; the rest of it is not kept.
   void configure_request(http_request& req, const curl_transport_options& options);
-  void set_headers(const header_list& headers);
+  void set_headers(const header_list& headers, std::string_view user_agent);
   // Counts response bytes against the limit; false (and too_large_) once it is exceeded.
   bool admit(std::size_t n) noexcept;
   [[nodiscard]] bool reused_connection() const;

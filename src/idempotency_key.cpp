@@ -28,12 +28,14 @@ void stamp(uuid_bytes& b, unsigned version) {
 
 std::string format(const uuid_bytes& b) {
   static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
+  // 8-4-4-4-12 hex digits: written in place, not pushed back one by one (this runs for every
+  // intent).
+  std::string out(36, '-');
+  char* p = out.data();
   for (std::size_t i = 0; i < b.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(hex[b[i] >> 4]);
-    out.push_back(hex[b[i] & 0x0F]);
+    if (i == 4 || i == 6 || i == 8 || i == 10) ++p;  // over a '-'
+    *p++ = hex[b[i] >> 4];
+    *p++ = hex[b[i] & 0x0F];
   }
   return out;
 }

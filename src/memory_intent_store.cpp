@@ -50,6 +50,9 @@ struct memory_intent_store::state {
   explicit state(memory_store_options o) : options(o) {}
 
   void apply(const intent_event& e);
+  // The timeline lines an event on an existing entry makes (the start line comes with the
+  // attempt's next event).
+  static void add_lines(entry& en, const intent_event& e);
   void forget_expired(wall_time now);
   void link_open(entry& en) noexcept;
   void unlink_open(entry& en) noexcept;
@@ -123,21 +126,10 @@ void memory_intent_store::state::apply(const intent_event& e) {
   const bool was_open = en.record.is_open();
   if (!made) {
     en.record.apply(e);
-    const auto push = [&en](timeline_entry line) {
-      // Started, finished and the outcome: the lines of most intents, made as the attempt ends.
-      if (en.timeline.capacity() == 0) en.timeline.reserve(3);
-      en.timeline.push_back(std::move(line));
-    };
-    if (en.start_number != 0) {
-      push(start_line(en));
-      en.start_number = 0;
-    }
-    if (const auto* s = std::get_if<events::attempt_started>(&e); s && s->number != 0) {
-      en.start_number = s->number;
-      en.start_at = s->at;
-    } else {
-      push(timeline_of(e));
-    }
+    // A store that keeps no finals (max_final 0) forgets this entry below as soon as this
+    // event ends it: no timeline lines are made only to be dropped.
+    const bool forgotten_at_once = was_open && !en.record.is_open() && options.max_final == 0;
+    if (!forgotten_at_once) add_lines(en, e);
   }
   const std::size_t lines =
       en.timeline.size() + (en.start_number != 0 ? 1 : 0) + (en.created_line_dropped ? 0 : 1);
@@ -157,6 +149,24 @@ void memory_intent_store::state::apply(const intent_event& e) {
     const wall_time at = en.record.finished_at().value_or(wall_time{});
     finals.emplace_back(at, it->first);
     forget_expired(at);
+  }
+}
+
+void memory_intent_store::state::add_lines(entry& en, const intent_event& e) {
+  const auto push = [&en](timeline_entry line) {
+    // Started, finished and the outcome: the lines of most intents, made as the attempt ends.
+    if (en.timeline.capacity() == 0) en.timeline.reserve(3);
+    en.timeline.push_back(std::move(line));
+  };
+  if (en.start_number != 0) {
+    push(start_line(en));
+    en.start_number = 0;
+  }
+  if (const auto* s = std::get_if<events::attempt_started>(&e); s && s->number != 0) {
+    en.start_number = s->number;
+    en.start_at = s->at;
+  } else {
+    push(timeline_of(e));
   }
 }
 

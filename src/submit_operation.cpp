@@ -71,8 +71,8 @@ void submit_operation::check_stale_key() {
   send_lookup();
 }
 
-void submit_operation::write_durably(intent_event e, std::function<void()> next,
-                                     std::function<void()> undo) {
+template <class Next, class Undo>
+void submit_operation::write_durably(intent_event e, Next next, Undo undo) {
   if (core_->store->durable_on_write()) {
     // Nothing to wait for (a store in memory): on, still on the strand, without a queue hop.
     core_->store->write(std::move(e));
@@ -81,9 +81,9 @@ void submit_operation::write_durably(intent_event e, std::function<void()> next,
   core_->store->async_write(
       std::move(e), core_->ex,
       asio::bind_executor(core_->strand, [self = shared_from_this(), next = std::move(next),
-                                          undo = std::move(undo)](std::error_code ec) {
+                                          undo = std::move(undo)](std::error_code ec) mutable {
         if (!ec) return next();
-        if (undo) undo();
+        undo();
         self->last_transport_error_ = ec;
         self->finish(outcome_fields{.kind = self->all_not_sent_ ? outcome_kind::not_sent
                                                                 : outcome_kind::unresolved,
@@ -224,11 +224,15 @@ void submit_operation::send_write() {
   req.headers.emplace_back("Content-Type", "application/json");
   // Ask the server to wait for a busy first execution rather than answer 409 at once; sized so
   // that its answer still arrives within this attempt's timeout (the server caps it at 10 s).
-  const auto wait_s = std::min<long long>(10, (timeout.count() - 1000) / 1000);
+  // Only a key sent before can be busy: its first attempt ever (none in this submission, none
+  // in the store's record) goes without, which spares every first attempt the header.
+  const bool key_sent_before = earlier_attempts_ + attempts_ > 0;
+  const auto wait_s =
+      key_sent_before ? std::min<long long>(10, (timeout.count() - 1000) / 1000) : 0;
   std::string prefer;
   if (wait_s > 0) prefer = "wait=" + std::to_string(wait_s);
   if (core_->opts.prefer_async) prefer += prefer.empty() ? "respond-async" : ", respond-async";
-  if (!prefer.empty()) req.headers.emplace_back("Prefer", prefer);
+  if (!prefer.empty()) req.headers.emplace_back("Prefer", std::move(prefer));
   req.body = detail::intent_builder::body_of(intent_);  // shared, not copied
 
   ++attempts_;

@@ -102,10 +102,11 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   };
 
   void begin();
-  // Writes `e` durably, then calls `next` on the strand; a failed write ends the submission
-  // before anything more is sent.
-  // `undo` (if any) runs before the submission ends on a failed write.
-  void write_durably(intent_event e, std::function<void()> next, std::function<void()> undo = {});
+  // Writes `e` durably, then calls `next()` on the strand; a failed write calls `undo()` and
+  // ends the submission before anything more is sent. With a store in memory `next` runs at
+  // once, never type-erased or moved to the heap (it may carry the request).
+  template <class Next, class Undo>
+  void write_durably(intent_event e, Next next, Undo undo);
   void unsent_attempt(const char* why);
   void check_stale_key();
   void next_attempt();

@@ -71,6 +71,8 @@ struct curl_transport_options {
   /// few enough sockets for a phone at rest. (A fixed cache of 16 opened a new connection for
   /// about every other request at 64 in flight.)
   long max_idle_connections = 16;
+  /// Sent as the `User-Agent` header of every request that has none of its own; empty sends
+  /// none. A line break (or NUL) in it makes every request fail `invalid_request`, unsent.
   std::string user_agent = "idem/" IDEM_VERSION_STRING;
 };
 

@@ -195,12 +195,40 @@ TEST_F(client_test, PreferWaitIsSizedToTheAttemptAndAtMostTen) {
   opts.deadline.attempt_timeout = 60s;
   opts.deadline.total = 120s;
   auto c = make_client(opts);
-  net->respond(script({reply(201)}));
+  net->respond(script({reply(503), reply(201)}));
   (void)submit(*c, orders::create(sample_order()));
   auto posts = net->requests("POST");
-  ASSERT_EQ(posts.size(), 1u);
+  ASSERT_EQ(posts.size(), 2u);
+  ASSERT_NE(header_of(posts[1], "Prefer"), nullptr);
+  EXPECT_EQ(*header_of(posts[1], "Prefer"), "wait=10");
+}
+
+TEST_F(client_test, AKeysFirstAttemptAsksNoWaitForNothingCanBeBusyUnderIt) {
+  // `Prefer: wait` only matters when the key is already PROCESSING on the server, which a key
+  // never sent before cannot be; a retry (the first attempt's fate unknown) asks for it.
+  auto c = make_client();
+  net->respond(script({failed(transport_failure::unknown), reply(201)}));
+  EXPECT_EQ(submit(*c, orders::create(sample_order())).kind(), outcome_kind::succeeded);
+  auto posts = net->requests("POST");
+  ASSERT_EQ(posts.size(), 2u);
+  EXPECT_EQ(header_of(posts[0], "Prefer"), nullptr);
+  ASSERT_NE(header_of(posts[1], "Prefer"), nullptr);
+  EXPECT_EQ(header_of(posts[1], "Prefer")->rfind("wait=", 0), 0u);
+}
+
+TEST_F(client_test, RespondAsyncIsAskedFromTheFirstAttemptAndWaitOnlyOnRetries) {
+  auto opts = options();
+  opts.prefer_async = true;
+  auto c = make_client(opts);
+  net->respond(script({reply(503), reply(201)}));
+  EXPECT_EQ(submit(*c, orders::create(sample_order())).kind(), outcome_kind::succeeded);
+  auto posts = net->requests("POST");
+  ASSERT_EQ(posts.size(), 2u);
   ASSERT_NE(header_of(posts[0], "Prefer"), nullptr);
-  EXPECT_EQ(*header_of(posts[0], "Prefer"), "wait=10");
+  EXPECT_EQ(*header_of(posts[0], "Prefer"), "respond-async");
+  ASSERT_NE(header_of(posts[1], "Prefer"), nullptr);
+  EXPECT_NE(header_of(posts[1], "Prefer")->find("wait="), std::string::npos);
+  EXPECT_NE(header_of(posts[1], "Prefer")->find("respond-async"), std::string::npos);
 }
 
 TEST_F(client_test, EmptyBudgetMakesRetriesWaitInsteadOfGivingUp) {

@@ -161,6 +161,21 @@ TEST_F(client_store_test, AnAttemptStartedAndNeverFinishedCountsAsMaybeSent) {
   EXPECT_EQ(store->find(order.key())->attempts, 2u) << "attempts count over the intent's life";
 }
 
+TEST_F(client_store_test, AResumedIntentsFirstWriteAsksTheServerToWaitForABusyKey) {
+  // The process died with its POST on the wire; that execution may still hold the key, so the
+  // resumed write asks for `Prefer: wait` although it is this process's first attempt.
+  const auto order = orders::create(sample_order());
+  auto c = make_client(with_store());
+  store->write(events::created{.what = order, .principal = c->principal()});
+  store->write(events::attempt_started{.key = order.key(), .number = 1});
+  net->respond(script({reply(201)}));
+  EXPECT_EQ(submit(*c, order).kind(), outcome_kind::succeeded);
+  const auto posts = net->requests("POST");
+  ASSERT_EQ(posts.size(), 1u);
+  ASSERT_NE(header_of(posts[0], "Prefer"), nullptr);
+  EXPECT_EQ(header_of(posts[0], "Prefer")->rfind("wait=", 0), 0u);
+}
+
 TEST_F(client_store_test, ARestoredIntentWithAnotherBodyUnderAKnownKeyIsRefusedBeforeSending) {
   auto c = make_client(with_store());
   const auto order = orders::create(sample_order());

@@ -388,6 +388,42 @@ TEST_F(curl_transport_test, EveryHeaderThatCouldEndOrSplitItsLineIsRefused) {
   EXPECT_NE(peer.state().received[0].find("\r\nX-Fine: a: b\tc\r\n"), std::string::npos);
 }
 
+TEST_F(curl_transport_test, ARequestsOwnUserAgentIsTheOnlyOneSent) {
+  raw_peer peer(io_, answer_ok_forever);
+  curl_transport t(io_.get_executor());
+  auto r = send(t, post(url(peer.port()), "", {{"user-agent", "shop-app/2.1"}}));
+  ASSERT_FALSE(r.ec) << r.ec.message();
+  ASSERT_EQ(peer.state().received.size(), 1u);
+  const std::string& req = peer.state().received[0];
+  EXPECT_NE(req.find("\r\nuser-agent: shop-app/2.1\r\n"), std::string::npos) << req;
+  EXPECT_EQ(req.find("idem/"), std::string::npos) << req;
+}
+
+TEST_F(curl_transport_test, AnEmptyUserAgentOptionSendsNone) {
+  raw_peer peer(io_, answer_ok_forever);
+  curl_transport_options options;
+  options.user_agent.clear();
+  curl_transport t(io_.get_executor(), options);
+  auto r = send(t, post(url(peer.port()), "", {}));
+  ASSERT_FALSE(r.ec) << r.ec.message();
+  ASSERT_EQ(peer.state().received.size(), 1u);
+  EXPECT_EQ(peer.state().received[0].find("User-Agent"), std::string::npos)
+      << peer.state().received[0];
+}
+
+TEST_F(curl_transport_test, AUserAgentOptionThatWouldEndItsLineRefusesRequestsUnsent) {
+  // The option is a header value like any other: a line break in it must not let a second
+  // header (or a second request) onto the wire.
+  raw_peer peer(io_, answer_ok_forever);
+  curl_transport_options options;
+  options.user_agent = "app/1\r\nX-Injected: 1";
+  curl_transport t(io_.get_executor(), options);
+  auto r = send(t, post(url(peer.port()), "", {}));
+  EXPECT_EQ(r.ec, transport_errc::invalid_request);
+  EXPECT_EQ(r.failure, transport_failure::not_sent);
+  EXPECT_EQ(peer.state().accepted, 0);
+}
+
 TEST_F(curl_transport_test, InterimResponseHeadersAreNotTheFinalOnes) {
   raw_peer peer(io_, [](peer_session& s) -> asio::awaitable<void> {
     co_await s.read_request();
