@@ -67,18 +67,22 @@ epoll_socket_set::entry* epoll_socket_set::adopt(curl_socket_t fd, bool owned) n
   }
   entry& e = entries_[index];
   if (e.known) forget(fd, e, /*close_it=*/false);  // closed behind our back: a stale entry
-  e = entry{++next_generation_, 0, true, owned};
+  e = entry{.generation = ++next_generation_, .wanted = 0, .known = true, .owned = owned};
   ++known_;
   return &e;
 }
 
+void epoll_socket_set::leave_set(curl_socket_t fd, entry& e) noexcept {
+  if (!e.in_set) return;
+  ::epoll_ctl(epoll_.native_handle(), EPOLL_CTL_DEL, fd, nullptr);
+  e.in_set = false;
+}
+
 int epoll_socket_set::forget(curl_socket_t fd, entry& e, bool close_it) noexcept {
-  if (e.wanted != 0) {
-    // Needed for a borrowed descriptor (curl closes it next, while a duplicate may keep it in
-    // the set) and harmless for ours, which leave the set when closed anyway.
-    ::epoll_ctl(epoll_.native_handle(), EPOLL_CTL_DEL, fd, nullptr);
-    --watched_;
-  }
+  // Needed for a borrowed descriptor (curl closes it next, while a duplicate may keep it in the
+  // set) and harmless for ours, which leave the set when closed anyway.
+  leave_set(fd, e);
+  if (e.wanted != 0) --watched_;
   const bool close_fd = close_it && e.owned;
   e.known = false;
   e.wanted = 0;
@@ -119,9 +123,10 @@ void epoll_socket_set::want(curl_socket_t fd, int what,
       return;
     }
     // The socket stays until curl closes it (an idle keep-alive connection is unwatched, yet
-    // open), but it leaves the set: a pooled connection must not keep the io_context busy.
+    // open). It stays in the set as it is, no system call (the file's header says why), and
+    // the set's wait ends when nothing is wanted: a pooled connection must not keep the
+    // io_context busy.
     if (e->wanted != 0) {
-      ::epoll_ctl(epoll_.native_handle(), EPOLL_CTL_DEL, fd, nullptr);
       e->wanted = 0;
       --watched_;
       stop_waiting_if_idle();
@@ -134,14 +139,10 @@ void epoll_socket_set::want(curl_socket_t fd, int what,
     arm(keep_alive);
     return;
   }
-  epoll_event ev{};
-  ev.events = epoll_events_for(wanted);
-  ev.data.u64 = (static_cast<std::uint64_t>(e->generation) << 32) | static_cast<std::uint32_t>(fd);
-  const int op = e->wanted == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
-  if (::epoll_ctl(epoll_.native_handle(), op, fd, &ev) != 0) {
+  if (!set_events(fd, *e, wanted)) {
     // Not watched: curl's own timeouts end the transfer. A borrowed descriptor is not kept.
+    leave_set(fd, *e);
     if (e->wanted != 0) {
-      ::epoll_ctl(epoll_.native_handle(), EPOLL_CTL_DEL, fd, nullptr);
       e->wanted = 0;
       --watched_;
     }
@@ -152,6 +153,19 @@ void epoll_socket_set::want(curl_socket_t fd, int what,
   if (e->wanted == 0) ++watched_;
   e->wanted = wanted;
   arm(keep_alive);
+}
+
+bool epoll_socket_set::set_events(curl_socket_t fd, entry& e, std::uint8_t wanted) noexcept {
+  epoll_event ev{};
+  ev.events = epoll_events_for(wanted);
+  ev.data.u64 = (static_cast<std::uint64_t>(e.generation) << 32) | static_cast<std::uint32_t>(fd);
+  // A MOD (even to the events it has) of a descriptor that is ready queues it at once and
+  // wakes the set's waiter, as an ADD does: a connection that became readable while it was in
+  // curl's cache, its report perhaps consumed meanwhile, is reported when curl wants it again.
+  if (::epoll_ctl(epoll_.native_handle(), e.in_set ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) != 0)
+    return false;
+  e.in_set = true;
+  return true;
 }
 
 void epoll_socket_set::arm(const std::shared_ptr<void>& keep_alive) {
@@ -180,8 +194,15 @@ void epoll_socket_set::on_ready(const boost::system::error_code& ec,
       const auto fd = static_cast<curl_socket_t>(events[i].data.u64 & 0xffffffffU);
       const auto generation = static_cast<std::uint32_t>(events[i].data.u64 >> 32);
       // Looked up afresh each time: ready_ may open, close or re-want any descriptor.
-      const entry* e = find(fd);
-      if (e == nullptr || e->generation != generation || e->wanted == 0) continue;
+      entry* e = find(fd);
+      if (e == nullptr || e->generation != generation) continue;
+      if (e->wanted == 0) {
+        // A connection in curl's cache that became ready (the server closed it, or sent what
+        // nobody asked for): out of the set, or it comes back every round. Curl finds out when
+        // it next checks the connection.
+        leave_set(fd, *e);
+        continue;
+      }
       if (const int mask = curl_events_for(events[i].events, e->wanted); mask != 0) {
         ready_(fd, mask);
       }

@@ -10,9 +10,17 @@
 // one descriptor, readable whenever any watched one is ready.
 //
 // The set is level-triggered, like the poll() that curl's own multi_perform uses: a descriptor
-// curl did not drain is reported again. Each registration carries its descriptor's generation,
-// so a report for a descriptor that was closed and whose number was reused by the time the
-// report is read is dropped, not handed to the new connection.
+// curl did not drain is reported again.
+//
+// A connection curl lets go of (CURL_POLL_REMOVE: its transfer ended, it waits in curl's cache)
+// stays in the set as it is, with no system call; when curl reuses it, an EPOLL_CTL_MOD asks for
+// what curl wants (and, like an ADD, reports it at once if it is ready): one system call per
+// request on a kept connection, where leaving and joining the set (EPOLL_CTL_DEL, then
+// EPOLL_CTL_ADD) were two, and made the kernel free and make its registration every time. A
+// kept connection that becomes ready while curl does not want it (the server closed it) is
+// taken out of the set when reported, so that it is not reported over and over. Each registration
+// carries its descriptor's generation, so a report for a descriptor that was closed and whose
+// number was reused by the time the report is read is dropped, not handed to the new connection.
 //
 // Ownership is as in socket_table: connection sockets are made (CURLOPT_OPENSOCKETFUNCTION) and
 // closed (CURLOPT_CLOSESOCKETFUNCTION) here; curl's own descriptors (the threaded resolver's
@@ -58,15 +66,16 @@ class epoll_socket_set {
 
   /// Descriptors known: every connection socket still open, and borrowed ones being watched.
   [[nodiscard]] std::size_t size() const noexcept { return known_; }
-  /// Descriptors in the epoll set now (curl wants something of them).
+  /// Descriptors curl wants something of now.
   [[nodiscard]] std::size_t watched() const noexcept { return watched_; }
 
  private:
   struct entry {
     std::uint32_t generation = 0;  ///< of the descriptor now under this number
-    std::uint8_t wanted = 0;       ///< CURL_POLL_IN / _OUT / _INOUT, 0: not in the epoll set
+    std::uint8_t wanted = 0;       ///< CURL_POLL_IN / _OUT / _INOUT, 0: curl wants nothing
     bool known = false;
-    bool owned = false;  ///< made by open(): closed here
+    bool owned = false;   ///< made by open(): closed here
+    bool in_set = false;  ///< in the epoll set (with no events while `wanted` is 0)
   };
 
   entry* find(curl_socket_t fd) noexcept;
@@ -74,6 +83,11 @@ class epoll_socket_set {
   entry* adopt(curl_socket_t fd, bool owned) noexcept;
   // Takes `fd` out of the epoll set and forgets it (closing it if owned and `close_it`).
   int forget(curl_socket_t fd, entry& e, bool close_it) noexcept;
+  // Takes `fd` out of the epoll set, if it is in it.
+  void leave_set(curl_socket_t fd, entry& e) noexcept;
+  // Asks the epoll set for `wanted` (CURL_POLL_* bits; 0: nothing) of `fd`, putting it in the
+  // set if it is not. false if the kernel refused.
+  bool set_events(curl_socket_t fd, entry& e, std::uint8_t wanted) noexcept;
   void arm(const std::shared_ptr<void>& keep_alive);
   void on_ready(const boost::system::error_code& ec, const std::shared_ptr<void>& keep_alive);
   void stop_waiting_if_idle() noexcept;

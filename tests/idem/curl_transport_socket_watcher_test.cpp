@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -62,6 +63,33 @@ bool is_open(int fd) {
   return ::fcntl(fd, F_GETFD) != -1;
 }
 
+// A listening TCP socket on loopback: what an owned (opened by the watcher) socket connects to,
+// as curl connects the sockets it asks the watcher for.
+struct loopback_listener {
+  loopback_listener() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd, 4), 0);
+    socklen_t len = sizeof address;
+    EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &len), 0);
+  }
+  ~loopback_listener() { ::close(fd); }
+  loopback_listener(const loopback_listener&) = delete;
+  loopback_listener& operator=(const loopback_listener&) = delete;
+
+  // Connects `client` (blocking, loopback: at once) and returns the accepted end.
+  int connect(int client) const {
+    EXPECT_EQ(::connect(client, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    return ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+  }
+
+  int fd = -1;
+  sockaddr_in address{};
+};
+
 curl_sockaddr ipv4_address() {
   curl_sockaddr address{};
   address.family = AF_INET;
@@ -80,6 +108,14 @@ class socket_watcher_test : public ::testing::Test {
     io_.restart();
     io_.run_for(test::hang_limit);
     return io_.stopped();
+  }
+
+  // A socket the watcher opened, connected to `server` (as curl connects the sockets it asks
+  // for): {ours, the server's end}; the server's end is -1 if that failed.
+  std::pair<curl_socket_t, int> connect_owned(const loopback_listener& server) {
+    const curl_socket_t fd = watcher_.open(ipv4_address());
+    EXPECT_NE(fd, CURL_SOCKET_BAD);
+    return {fd, fd == CURL_SOCKET_BAD ? -1 : server.connect(fd)};
   }
 
   boost::asio::io_context io_;
@@ -182,6 +218,80 @@ TYPED_TEST(socket_watcher_test, ASocketItOpenedStaysOpenWhileUnwatchedAndIsClose
   EXPECT_EQ(this->watcher_.close(fd), 0);
   EXPECT_EQ(this->watcher_.size(), 0U);
   EXPECT_FALSE(is_open(fd));
+}
+
+TYPED_TEST(socket_watcher_test, AConnectionThatHangsUpWhileUnwatchedIsReportedOnlyWhenWanted) {
+  // A kept connection waits in curl's cache, unwatched, while other transfers run; the server
+  // closes it there. Nothing is said of it until curl wants it again, and then its end is.
+  loopback_listener server;
+  const auto [kept, accepted] = this->connect_owned(server);
+  ASSERT_GE(accepted, 0);
+  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);
+  this->watcher_.want(kept, CURL_POLL_REMOVE, nullptr);  // its transfer ended
+  socket_pair busy;                                      // another transfer, watched throughout
+  this->watcher_.want(busy.ours, CURL_POLL_IN, this->owner_);
+  ::shutdown(accepted, SHUT_RDWR);
+  ::close(accepted);
+  busy.send_byte();
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }));
+  char byte = 0;
+  EXPECT_EQ(::read(busy.ours, &byte, 1), 1);
+  this->watcher_.want(busy.ours, CURL_POLL_REMOVE, nullptr);
+  EXPECT_TRUE(this->run_until_idle()) << "the closed, unwatched connection kept the loop busy";
+  for (const report& r : this->reports_)
+    EXPECT_NE(r.fd, kept) << "reported while unwatched";
+
+  const std::size_t before = this->reports_.size();
+  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);  // curl takes it from its cache
+  ASSERT_TRUE(run_until(this->io_, [&] { return this->reports_.size() > before; }));
+  EXPECT_EQ(this->reports_[before].fd, kept);
+  EXPECT_NE(this->reports_[before].events & CURL_CSELECT_IN, 0);  // the read finds the end
+  EXPECT_EQ(this->watcher_.close(kept), 0);
+}
+
+TYPED_TEST(socket_watcher_test, AConnectionClosedInCurlsCacheDoesNotKeepTheLoopTurning) {
+  // Another transfer waits (nothing ready) while a kept, unwatched connection is closed by the
+  // server: once that has been seen, a round of the loop must find nothing to do.
+  loopback_listener server;
+  const auto [kept, accepted] = this->connect_owned(server);
+  ASSERT_GE(accepted, 0);
+  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);
+  this->watcher_.want(kept, CURL_POLL_REMOVE, nullptr);
+  socket_pair waiting;
+  this->watcher_.want(waiting.ours, CURL_POLL_IN, this->owner_);
+  ::close(accepted);
+  pollfd p{.fd = kept, .events = POLLIN, .revents = 0};
+  ASSERT_EQ(::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(test::hang_limit).count())),
+            1);  // the end arrived
+  this->io_.restart();
+  std::size_t rounds = 0;
+  while (this->io_.poll_one() != 0 && ++rounds < 1000) {
+  }
+  EXPECT_LT(rounds, 1000U) << "every round found the closed connection ready again";
+  EXPECT_TRUE(this->reports_.empty());
+  this->watcher_.want(waiting.ours, CURL_POLL_REMOVE, nullptr);
+  EXPECT_EQ(this->watcher_.close(kept), 0);
+}
+
+TYPED_TEST(socket_watcher_test, AKeptConnectionIsReportedWhenReusedEachTime) {
+  // Request after request on one connection: wanted, answered, let go of, wanted again.
+  loopback_listener server;
+  const auto [conn, accepted] = this->connect_owned(server);
+  ASSERT_GE(accepted, 0);
+  for (int round = 0; round < 5; ++round) {
+    const std::size_t before = this->reports_.size();
+    this->watcher_.want(conn, CURL_POLL_IN, this->owner_);
+    ASSERT_EQ(::write(accepted, "x", 1), 1);
+    ASSERT_TRUE(run_until(this->io_, [&] { return this->reports_.size() > before; }));
+    EXPECT_EQ(this->reports_[before].fd, conn);
+    char byte = 0;
+    EXPECT_EQ(::read(conn, &byte, 1), 1);
+    this->watcher_.want(conn, CURL_POLL_REMOVE, nullptr);
+    EXPECT_TRUE(this->run_until_idle()) << "round " << round;
+  }
+  EXPECT_EQ(this->watcher_.size(), 1U);
+  ::close(accepted);
+  EXPECT_EQ(this->watcher_.close(conn), 0);
 }
 
 TYPED_TEST(socket_watcher_test, OnlyInternetStreamSocketsAreOpened) {
