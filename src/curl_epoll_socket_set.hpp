@@ -75,7 +75,7 @@ class epoll_socket_set {
     std::uint8_t wanted = 0;       ///< CURL_POLL_IN / _OUT / _INOUT, 0: curl wants nothing
     bool known = false;
     bool owned = false;   ///< made by open(): closed here
-    bool in_set = false;  ///< in the epoll set (with no events while `wanted` is 0)
+    bool in_set = false;  ///< in the epoll set (with its last events while `wanted` is 0)
   };
 
   entry* find(curl_socket_t fd) noexcept;
