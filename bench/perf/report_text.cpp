@@ -510,12 +510,15 @@ profile: `do_epoll_ctl` and the slab accounting hooks). idem-cli's system time w
 | before (858f0af) | 137,066 / 138,967 | 61,936 | 1.08 s (system 0.43 s) |
 | `Prefer: wait` only with a key sent before (a retry, or a resumed intent's first write: a key never sent cannot be busy); the user agent as a line of the request's header list, formatted once, and checked like any header (a line break in the option used to reach the wire); the header list checked in one pass; a key formatted in place; no `std::function` around an attempt's request when the store is in memory; no timeline lines for an intent a store with `max_final` 0 forgets at once (a670923) | 130,481 / — | 61,936 | |
 | a connection curl lets go of stays in the epoll set as it is; curl's next wish for it is one `EPOLL_CTL_MOD` (which, like an ADD, reports it at once if it is ready); a kept connection that becomes ready while unwanted leaves the set when reported (1d728af) | — / 132,329 | 31,782 | 0.99 s (system 0.37 s) |
-| raw libcurl, same runs | 91,519 / 92,730 | 0 | 0.40 s (system 0.30 s) |
+| raw libcurl, same runs | 91,519 / 92,730 | 0 | 0.71 s (system 0.30 s) |
 
 The two instruction columns are two runs of the script (each compares the builds it is given
 in one run); the socket change moves system time, not instructions. An intermediate version of
 it (`EPOLL_CTL_MOD` to no events on `CURL_POLL_REMOVE`, then back: two calls, no registration
-made or freed) measured 1.09 → 1.03 s with a670923's changes. The first change alters what
+made or freed) measured 1.09 → 1.03 s with a670923's changes. The same alternation at other
+loads (five runs each, user + system): at 1 in flight (10,000 orders) 0.55–0.56 s → 0.52–0.54 s
+against raw libcurl's 0.34–0.35 s; at 64 in flight (30,000 orders) 1.29–1.31 s → 1.17–1.26 s
+against 0.77–0.78 s. The first change alters what
 reaches the server: a key's first attempt no longer carries `Prefer: wait` (SDK.md).
 
 What is left, per request at 16 in flight: libcurl does about 3,000 instructions more for
