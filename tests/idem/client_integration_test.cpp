@@ -126,8 +126,9 @@ TEST(LiveClient, OrderWhoseEveryWriteResponseWasLostIsFoundByLookup) {
 TEST(LiveClient, AcceptedForLaterIsPolledToItsFinalAnswer) {
   running_server server;
   api_client api{server.port(), tenant};
-  // The execution takes 3.5 s; the client asks `Prefer: wait=2, respond-async` (3 s attempts),
-  // so the server answers 202 with a status URL, and the client polls it to the 201.
+  // The execution takes 3.5 s; the client's first attempt asks `Prefer: respond-async` (no
+  // wait: its key was never sent before), so the server answers 202 with a status URL, and the
+  // client polls it to the 201.
   api.set_faults(only(on_create("delay", {{"delay_ms", 3500}, {"times", 1}})));
   auto options = live_options(server.port());
   options.prefer_async = true;
