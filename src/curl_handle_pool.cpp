@@ -1,41 +1,47 @@
 #include "curl_handle_pool.hpp"
 
+#include <utility>
+
 namespace idem::detail {
 
 curl_handle_pool::~curl_handle_pool() {
-  for (CURL* easy : kept_)
-    curl_easy_cleanup(easy);
+  for (kept_handle& k : kept_)
+    free_kept(k);
+}
+
+void curl_handle_pool::free_kept(kept_handle& k) noexcept {
+  curl_easy_cleanup(k.easy);
+  k.url = curl_parsed_url{};
 }
 
 curl_handle_pool::handle curl_handle_pool::take() noexcept {
   if (!kept_.empty()) {
-    CURL* easy = kept_.back();  // the most recently used: its memory is the likeliest cached
+    // The most recently used: its memory is the likeliest cached.
+    handle h{.easy = kept_.back().easy, .fresh = false, .url = std::move(kept_.back().url)};
     kept_.pop_back();
-    return {easy, false};
+    return h;
   }
   CURL* easy = curl_easy_init();
   if (easy != nullptr) ++made_;
-  return {easy, true};
+  return {.easy = easy, .fresh = true};
 }
 
 void curl_handle_pool::set_max_kept(std::size_t max_kept) noexcept {
   max_kept_ = max_kept;
   while (kept_.size() > max_kept_) {
-    curl_easy_cleanup(kept_.back());
+    free_kept(kept_.back());
     kept_.pop_back();
   }
 }
 
-void curl_handle_pool::give_back(CURL* easy) noexcept {
+void curl_handle_pool::give_back(CURL* easy, curl_parsed_url url) noexcept {
   if (easy == nullptr) return;
-  if (kept_.size() >= max_kept_) {
-    curl_easy_cleanup(easy);
-    return;
-  }
+  kept_handle k{easy, std::move(url)};
+  if (kept_.size() >= max_kept_) return free_kept(k);
   try {
-    kept_.push_back(easy);
+    kept_.push_back(std::move(k));
   } catch (...) {  // out of memory: just free it
-    curl_easy_cleanup(easy);
+    free_kept(k);
   }
 }
 

@@ -7,12 +7,16 @@
 // session) and the options that are the same for every request of the transport; the request
 // that used it last has cleared everything that pointed into it (curl_request::~curl_request).
 // That is cheaper than curl_easy_reset and setting every option again: 165,386 -> 162,457
-// instructions per request in idem-cli load (docs/PERFORMANCE.md).
+// instructions per request in idem-cli load (docs/PERFORMANCE.md). A handle is kept with its
+// parsed URL (curl_parsed_url.hpp), which it may still point at (CURLOPT_CURLU): the two go
+// together, the handle first.
 
 #include <curl/curl.h>
 
 #include <cstddef>
 #include <vector>
+
+#include "curl_parsed_url.hpp"
 
 namespace idem::detail {
 
@@ -27,14 +31,15 @@ class curl_handle_pool {
   curl_handle_pool& operator=(const curl_handle_pool&) = delete;
 
   struct handle {
-    CURL* easy = nullptr;  ///< nullptr if curl cannot make one
-    bool fresh = false;    ///< new from curl_easy_init: every option at its default
+    CURL* easy = nullptr;   ///< nullptr if curl cannot make one
+    bool fresh = false;     ///< new from curl_easy_init: every option at its default
+    curl_parsed_url url{};  ///< the URL its last request parsed (empty for a new handle)
   };
   /// A kept handle (as its last request left it), or a new one.
   [[nodiscard]] handle take() noexcept;
   /// Takes back `easy` (nullptr: nothing), which must be in no multi handle any more and point
-  /// at nothing that is about to go; frees it when `max_kept` are kept already.
-  void give_back(CURL* easy) noexcept;
+  /// at nothing that is about to go but `url`; frees both when `max_kept` are kept already.
+  void give_back(CURL* easy, curl_parsed_url url = {}) noexcept;
 
   /// From now on keeps at most `max_kept` handles; frees those kept beyond it at once.
   void set_max_kept(std::size_t max_kept) noexcept;
@@ -46,7 +51,14 @@ class curl_handle_pool {
 
  private:
   std::size_t max_kept_;
-  std::vector<CURL*> kept_;
+  struct kept_handle {
+    CURL* easy;
+    curl_parsed_url url;
+  };
+  // Frees the handle, then the URL it may point at.
+  static void free_kept(kept_handle& k) noexcept;
+
+  std::vector<kept_handle> kept_;
   std::size_t made_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "curl_failure.hpp"
 #include "idem/transport_error.hpp"
@@ -38,9 +39,10 @@ void configure_proxy(const proxy_options& proxy, Set& set) {
 curl_request::curl_request(http_request req, const curl_transport_options& options,
                            curl_handle_pool& pool)
     : max_response_bytes_(options.max_response_bytes), pool_(pool) {
-  const auto handle = pool_.take();
+  auto handle = pool_.take();
   easy_ = handle.easy;
   fresh_handle_ = handle.fresh;
+  url_ = std::move(handle.url);
   if (easy_ == nullptr) {
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
     return;
@@ -66,7 +68,7 @@ curl_request::~curl_request() {
   curl_easy_setopt(easy_, CURLOPT_HEADERDATA, static_cast<void*>(nullptr));
   curl_easy_setopt(easy_, CURLOPT_PREREQDATA, static_cast<void*>(nullptr));
   curl_easy_setopt(easy_, CURLOPT_PRIVATE, static_cast<void*>(nullptr));
-  pool_.give_back(easy_);
+  pool_.give_back(easy_, std::move(url_));
 }
 
 namespace {
@@ -136,7 +138,12 @@ void curl_request::configure_request(http_request& req, const curl_transport_opt
       options.connect_timeout.count() > 0
           ? std::min(total_ms, static_cast<long>(options.connect_timeout.count()))
           : total_ms;
+  // The URL parsed by curl's own parser, once for all the requests a pooled handle sends to it
+  // (curl_parsed_url.hpp); curl uses that instead of parsing CURLOPT_URL, which it keeps for
+  // what it reports (CURLINFO_EFFECTIVE_URL). A URL the parser rejects is left to curl, to
+  // fail as it always did (nullptr clears the last request's parsed URL).
   set(CURLOPT_URL, req.url.c_str());
+  set(CURLOPT_CURLU, url_.parse(req.url));
   set(CURLOPT_TIMEOUT_MS, total_ms);
   set(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
 

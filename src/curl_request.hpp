@@ -10,6 +10,7 @@
 
 #include "curl_handle_pool.hpp"
 #include "curl_header_list.hpp"
+#include "curl_parsed_url.hpp"
 #include "idem/curl_transport.hpp"
 #include "idem/transport.hpp"
 
@@ -65,6 +66,7 @@ class curl_request {
   std::size_t max_response_bytes_;
   curl_handle_pool& pool_;
   CURL* easy_ = nullptr;
+  curl_parsed_url url_;  // the handle may point at it (CURLOPT_CURLU): goes back with it
   curl_header_list headers_;
   std::error_code setup_error_;
   bool fresh_handle_ = false;

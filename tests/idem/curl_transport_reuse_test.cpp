@@ -168,6 +168,43 @@ TEST_F(curl_transport_reuse_test, AMethodOfItsOwnDoesNotOutliveItsRequest) {
   EXPECT_EQ(r[3].body, "");
 }
 
+TEST_F(curl_transport_reuse_test, EachRequestGoesWhereItsOwnUrlSays) {
+  // A kept handle keeps the URL its last request parsed (CURLOPT_CURLU): one to another path,
+  // query or server must not go where the last one went.
+  recording_peer a(io_);
+  recording_peer b(io_);
+  curl_transport t(io_.get_executor());
+  const std::string base_a = a.url().substr(0, a.url().size() - 2);  // without "/r"
+  const std::string base_b = b.url().substr(0, b.url().size() - 2);
+  ASSERT_FALSE(send(t, request("POST", base_a + "/v1/orders", {}, "1")).ec);
+  ASSERT_FALSE(send(t, request("POST", base_a + "/v1/orders", {}, "2")).ec);
+  ASSERT_FALSE(send(t, request("GET", base_a + "/v1/orders?merchant_order_id=m-3")).ec);
+  ASSERT_FALSE(send(t, request("POST", base_b + "/v1/orders", {}, "4")).ec);
+  // Refused by curl's URL parser: nothing sent, and the next request is not held back by it.
+  const auto bad = send(t, request("POST", "http://127.0.0.1:99999/v1/orders", {}, "5"));
+  EXPECT_EQ(bad.failure, transport_failure::not_sent);
+  EXPECT_EQ(bad.ec, transport_errc::invalid_request) << bad.ec.message();
+  ASSERT_FALSE(send(t, request("POST", base_a + "/v1/orders/o-1/payments", {}, "6")).ec);
+  ASSERT_FALSE(send(t, request("POST", base_a + "/v1/orders", {}, "7")).ec);
+
+  const auto& ra = a.seen().requests;
+  const auto& rb = b.seen().requests;
+  ASSERT_EQ(ra.size(), 5U);
+  ASSERT_EQ(rb.size(), 1U);
+  EXPECT_TRUE(ra[0].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << ra[0].head;
+  EXPECT_TRUE(ra[1].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << ra[1].head;
+  EXPECT_TRUE(ra[2].head.starts_with("GET /v1/orders?merchant_order_id=m-3 HTTP/1.1\r\n"))
+      << ra[2].head;
+  EXPECT_TRUE(rb[0].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << rb[0].head;
+  EXPECT_EQ(rb[0].body, "4");
+  EXPECT_TRUE(ra[3].head.starts_with("POST /v1/orders/o-1/payments HTTP/1.1\r\n")) << ra[3].head;
+  EXPECT_EQ(ra[3].body, "6");
+  EXPECT_TRUE(ra[4].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << ra[4].head;
+  EXPECT_EQ(ra[4].body, "7");
+  const std::string host_a = "Host: " + base_a.substr(std::string("http://").size());
+  EXPECT_TRUE(has_line(ra[4].head, host_a)) << ra[4].head;
+}
+
 TEST_F(curl_transport_reuse_test, ResponseOfTheNextRequestIsItsOwn) {
   recording_peer peer(io_);
   curl_transport t(io_.get_executor());
