@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Instructions per request of idem-cli load, of raw libcurl (bench/perf/raw_curl_load.cpp) and
-# of idem's transport alone (bench/perf/transport_load.cpp),
+# Instructions per request of idem-cli load, of raw libcurl (bench/perf/raw_curl_load.cpp, as
+# the baseline and --tuned: driven as idem's transport drives curl) and of idem's transport
+# alone (bench/perf/transport_load.cpp),
 # counted by callgrind (valgrind), against the minimal server (bench/perf/minimal_server.cpp):
 # a count that does not move with the machine's load, where CPU time on a shared 2-core VM
 # does. It counts user-space instructions only (the client's, libcurl's, libc's), not the
@@ -55,6 +56,9 @@ echo "requests: $orders at $in_flight in flight, against idem_minimal_server"
 printf '%-40s %s\n' "raw libcurl" \
   "$(per_request build-perf/bench/perf/idem_raw_curl_load --url "$url" --token t \
     --requests "$orders" --concurrency "$in_flight") instructions/request"
+printf '%-40s %s\n' "raw libcurl, tuned as idem drives it" \
+  "$(per_request build-perf/bench/perf/idem_raw_curl_load --url "$url" --token t \
+    --requests "$orders" --concurrency "$in_flight" --tuned 1) instructions/request"
 printf '%-40s %s\n' "idem's transport alone" \
   "$(per_request build-perf/bench/perf/idem_transport_load --url "$url" --token t \
     --requests "$orders" --concurrency "$in_flight") instructions/request"

@@ -17,27 +17,10 @@ std::string_view trim(std::string_view s) noexcept {
   return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
-// libcurl consults the proxy variables of the environment only while CURLOPT_PROXY is unset,
-// and `no_proxy`/`NO_PROXY` only while CURLOPT_NOPROXY is unset; an empty string for either
-// means "none", which is how the environment is ignored (see proxy_options).
-template <class Set>
-void configure_proxy(const proxy_options& proxy, Set& set) {
-  if (!proxy.url.empty()) {
-    set(CURLOPT_PROXY, proxy.url.c_str());
-  } else if (proxy.ignore_environment) {
-    set(CURLOPT_PROXY, "");
-  }
-  if (!proxy.no_proxy.empty()) {
-    set(CURLOPT_NOPROXY, proxy.no_proxy.c_str());
-  } else if (proxy.ignore_environment) {
-    set(CURLOPT_NOPROXY, "");
-  }
-}
-
 }  // namespace
 
 curl_request::curl_request(http_request req, const curl_transport_options& options,
-                           curl_handle_pool& pool)
+                           const curl_proxy_settings& proxy, curl_handle_pool& pool)
     : max_response_bytes_(options.max_response_bytes), pool_(pool) {
   auto handle = pool_.take();
   easy_ = handle.easy;
@@ -47,9 +30,9 @@ curl_request::curl_request(http_request req, const curl_transport_options& optio
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
     return;
   }
-  if (fresh_handle_) configure_handle(options);
+  if (fresh_handle_) configure_handle(options, proxy);
   handle_ready_ = !setup_error_;
-  if (handle_ready_) configure_request(req, options);
+  if (handle_ready_) configure_request(req, options, proxy);
 }
 
 curl_request::~curl_request() {
@@ -90,7 +73,8 @@ struct option_setter {
 
 }  // namespace
 
-void curl_request::configure_handle(const curl_transport_options& options) {
+void curl_request::configure_handle(const curl_transport_options& options,
+                                    const curl_proxy_settings& proxy) {
   // What every request of the transport shares: set once per handle, kept while it is pooled.
   // After the first failure nothing more is set: a request that is not fully set up is never
   // started, so which option failed is all there is to report.
@@ -118,7 +102,9 @@ void curl_request::configure_handle(const curl_transport_options& options) {
       set(CURLOPT_KEYPASSWD, options.tls.client_key_password.c_str());
     }
   }
-  configure_proxy(options.proxy, set);
+  // Both set, so that curl reads no variable of the environment (curl_proxy_settings.hpp).
+  set(CURLOPT_NOPROXY, proxy.no_proxy.c_str());
+  if (!proxy.by_scheme()) set(CURLOPT_PROXY, proxy.http.c_str());
   // No CURLOPT_USERAGENT: the user agent is one of the request's header lines (set_headers).
   set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);  // a proxy's CONNECT answer is not the response
   // Declared oversize bodies fail before they are read; the callbacks catch the rest.
@@ -129,7 +115,8 @@ void curl_request::configure_handle(const curl_transport_options& options) {
   setup_error_ = set.error();
 }
 
-void curl_request::configure_request(http_request& req, const curl_transport_options& options) {
+void curl_request::configure_request(http_request& req, const curl_transport_options& options,
+                                     const curl_proxy_settings& proxy) {
   // Everything a request sets for itself, every time: a kept handle still has its last
   // request's values (its URL, timeouts, method).
   option_setter set{easy_};
@@ -144,6 +131,7 @@ void curl_request::configure_request(http_request& req, const curl_transport_opt
   // fail as it always did (nullptr clears the last request's parsed URL).
   set(CURLOPT_URL, req.url.c_str());
   set(CURLOPT_CURLU, url_.parse(req.url));
+  if (proxy.by_scheme()) set(CURLOPT_PROXY, proxy.for_url(req.url).c_str());
   set(CURLOPT_TIMEOUT_MS, total_ms);
   set(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
 

@@ -11,6 +11,7 @@
 #include "curl_handle_pool.hpp"
 #include "curl_header_list.hpp"
 #include "curl_parsed_url.hpp"
+#include "curl_proxy_settings.hpp"
 #include "idem/curl_transport.hpp"
 #include "idem/transport.hpp"
 
@@ -21,8 +22,10 @@ namespace idem::detail {
 class curl_request {
  public:
   /// Sets up an easy handle from `pool` (given back when this object goes, so `pool` must
-  /// outlive it) for `req` with `options`; check `setup_error()` before use.
-  curl_request(http_request req, const curl_transport_options& options, curl_handle_pool& pool);
+  /// outlive it) for `req` with `options` and `proxy` (the transport's, which `pool`'s handles
+  /// may keep: one transport's requests share both); check `setup_error()` before use.
+  curl_request(http_request req, const curl_transport_options& options,
+               const curl_proxy_settings& proxy, curl_handle_pool& pool);
   ~curl_request();
   curl_request(const curl_request&) = delete;
   curl_request& operator=(const curl_request&) = delete;
@@ -54,9 +57,10 @@ class curl_request {
   static int on_prereq(void* self, char* primary_ip, char* local_ip, int primary_port,
                        int local_port);
 
-  void configure_handle(const curl_transport_options& options);
+  void configure_handle(const curl_transport_options& options, const curl_proxy_settings& proxy);
   // Takes the body out of `req`; the rest of it is not kept.
-  void configure_request(http_request& req, const curl_transport_options& options);
+  void configure_request(http_request& req, const curl_transport_options& options,
+                         const curl_proxy_settings& proxy);
   void set_headers(const header_list& headers, std::string_view user_agent);
   // Counts response bytes against the limit; false (and too_large_) once it is exceeded.
   bool admit(std::size_t n) noexcept;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "curl_handle_pool.hpp"
+#include "curl_proxy_settings.hpp"
 #include "curl_request.hpp"
 #include "curl_socket_watcher.hpp"
 #include "curl_timer.hpp"
@@ -113,6 +114,9 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
 
   asio::any_io_executor ex_;
   curl_transport_options options_;
+  // Read from options_.proxy and the environment once (curl_proxy_settings.hpp); the pooled
+  // handles keep what does not change from request to request.
+  detail::curl_proxy_settings proxy_;
   detail::curl_timer timer_;
   // The one timer that ends transfers past their own due time (deadlines_). It is armed
   // only when a transfer is due earlier than the wait in charge, which with equal timeouts is
@@ -135,6 +139,7 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
 curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_options opts)
     : ex_(std::move(executor)),
       options_(std::move(opts)),
+      proxy_(detail::curl_proxy_settings::decide(options_.proxy)),
       timer_(ex_, [this] { act(CURL_SOCKET_TIMEOUT, 0); }),
       deadline_timer_(ex_),
       sockets_(ex_,
@@ -180,7 +185,7 @@ void curl_transport::impl::start(http_request req,
   const auto due = detail::saturating_add(std::chrono::steady_clock::now(), req.timeout);
   // Built in place: the request's callbacks point at it from the start.
   std::unique_ptr<transfer> t(new transfer{
-      0, detail::curl_request(std::move(req), options_, handles_), std::move(handler), {}});
+      0, detail::curl_request(std::move(req), options_, proxy_, handles_), std::move(handler), {}});
   if (auto ec = t->request.setup_error()) {
     post_result(std::move(t->handler), not_sent(ec));
     return;

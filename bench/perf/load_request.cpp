@@ -23,6 +23,8 @@ bool parse(const char* program, int argc, char** argv, options& o) {
         o.concurrency = std::stol(value);
       else if (flag == "--timeout-ms")
         o.timeout_ms = std::stol(value);
+      else if (flag == "--tuned")
+        o.tuned = std::stol(value) != 0;
       else
         ok = false;
     }
@@ -33,7 +35,7 @@ bool parse(const char* program, int argc, char** argv, options& o) {
   if (!ok) {
     std::fprintf(stderr,
                  "usage: %s --url URL --token T --requests N --concurrency C "
-                 "[--path /v1/orders] [--timeout-ms 30000]\n",
+                 "[--path /v1/orders] [--timeout-ms 30000] [--tuned 1]\n",
                  program);
   }
   return ok;

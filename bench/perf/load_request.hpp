@@ -4,7 +4,12 @@
 // path, headers and body shape, and the command line they share.
 //
 //   PROGRAM --url http://127.0.0.1:PORT --token T --requests N --concurrency C
-//           [--path /v1/orders] [--timeout-ms 30000]
+//           [--path /v1/orders] [--timeout-ms 30000] [--tuned 1]
+//
+// --tuned 1 (idem_raw_curl_load only): the URL handed to curl parsed once (CURLOPT_CURLU) and
+// the proxy settings as options (CURLOPT_PROXY/CURLOPT_NOPROXY, so curl reads no environment
+// variable per request), as idem's transport does; a reference for what libcurl itself costs
+// when driven that way. The targets compare with the plain baseline.
 //
 // Each prints one JSON line: {"requests", "ok" (2xx answers), "wall_s", "requests_per_s"}.
 
@@ -21,6 +26,7 @@ struct options {
   long requests = 0;
   long concurrency = 16;
   long timeout_ms = 30'000;
+  bool tuned = false;
 };
 
 /// Reads the command line above; on a bad one prints the usage of `program` and returns false.

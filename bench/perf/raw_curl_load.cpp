@@ -3,7 +3,8 @@
 // retry, no journal, no classification. Same method, path, headers (a fresh Idempotency-Key per
 // request, Authorization, Content-Type, Accept) and the same body shape and size. C requests in
 // flight, keep-alive, one easy handle per slot reused from request to request. Its command line
-// and output: load_request.hpp.
+// and output: load_request.hpp. With --tuned 1 it drives curl as idem's transport does (the URL
+// parsed once, the proxy given as options): a reference, not the baseline.
 #include <curl/curl.h>
 
 #include <chrono>
@@ -32,8 +33,8 @@ std::size_t keep_answer(char* data, std::size_t size, std::size_t n, void* out) 
   return size * n;
 }
 
-void prepare(slot& s, const options& o, const std::string& url, const std::string& run, long n,
-             std::mt19937_64& rng) {
+void prepare(slot& s, const options& o, const std::string& url, CURLU* parsed,
+             const std::string& run, long n, std::mt19937_64& rng) {
   curl_slist_free_all(s.headers);
   s.headers = nullptr;
   const std::string key = "Idempotency-Key: " + perf::load::fresh_key(rng);
@@ -45,6 +46,11 @@ void prepare(slot& s, const options& o, const std::string& url, const std::strin
   s.body = perf::load::order_body(run, n);
   s.answer.clear();
   curl_easy_setopt(s.easy, CURLOPT_URL, url.c_str());
+  if (parsed != nullptr) {
+    curl_easy_setopt(s.easy, CURLOPT_CURLU, parsed);
+    curl_easy_setopt(s.easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(s.easy, CURLOPT_NOPROXY, "");
+  }
   curl_easy_setopt(s.easy, CURLOPT_HTTPHEADER, s.headers);
   curl_easy_setopt(s.easy, CURLOPT_POSTFIELDS, s.body.data());
   curl_easy_setopt(s.easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(s.body.size()));
@@ -66,6 +72,11 @@ int main(int argc, char** argv) {
   // Keep every connection of every slot: a closed connection would be the baseline's own cost.
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, o.concurrency);
   const std::string url = o.url + o.path;
+  CURLU* parsed = nullptr;
+  if (o.tuned) {
+    parsed = curl_url();
+    if (curl_url_set(parsed, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return 2;
+  }
   std::mt19937_64 rng{std::random_device{}()};
   const std::string run = perf::load::fresh_key(rng).substr(0, 8);
   std::vector<slot> slots(static_cast<std::size_t>(std::min(o.concurrency, o.requests)));
@@ -74,7 +85,7 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   for (auto& s : slots) {
     s.easy = curl_easy_init();
-    prepare(s, o, url, run, started++, rng);
+    prepare(s, o, url, parsed, run, started++, rng);
     curl_multi_add_handle(multi, s.easy);
   }
   int running = 1;
@@ -91,7 +102,7 @@ int main(int argc, char** argv) {
       if (started < o.requests) {
         void* p = nullptr;
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, &p);
-        prepare(*static_cast<slot*>(p), o, url, run, started++, rng);
+        prepare(*static_cast<slot*>(p), o, url, parsed, run, started++, rng);
         curl_multi_add_handle(multi, easy);
         running = 1;  // perform again before deciding that nothing runs
       }
@@ -104,6 +115,7 @@ int main(int argc, char** argv) {
     curl_slist_free_all(s.headers);
   }
   curl_multi_cleanup(multi);
+  curl_url_cleanup(parsed);
   curl_global_cleanup();
   perf::load::print_summary(o.requests, ok, wall);
   return ok == o.requests ? 0 : 1;

@@ -35,11 +35,14 @@ struct tls_options {
 
 /// Which HTTP proxy requests go through.
 ///
-/// libcurl reads the environment unless told otherwise: `http_proxy` (lower case only, so that
-/// a CGI's `HTTP_PROXY` request header cannot choose it) for http:// URLs, `https_proxy` or
-/// `HTTPS_PROXY` for https:// URLs, `all_proxy` or `ALL_PROXY` for both, and `no_proxy` or
-/// `NO_PROXY` (host names, domains, IP addresses or CIDR ranges, comma-separated; `*` for all)
-/// for the hosts that go direct. What idem does with these fields:
+/// Unless told otherwise, the environment decides, read as libcurl reads it: `http_proxy`
+/// (lower case only, so that a CGI's `HTTP_PROXY` request header cannot choose it) for http://
+/// URLs, `https_proxy` or `HTTPS_PROXY` for https:// URLs, `all_proxy` or `ALL_PROXY` for both,
+/// and `no_proxy` or `NO_PROXY` (host names, domains, IP addresses or CIDR ranges,
+/// comma-separated; `*` for all) for the hosts that go direct; the first of each list that is
+/// set decides, an empty one counting as unset. The transport reads them once, when it is made
+/// (libcurl would read them for every request): a variable changed later is seen by the next
+/// transport made, not by this one. What idem does with these fields:
 /// - `url` empty (the default): the environment decides, exactly as above;
 /// - `url` set: every request goes through it (CURLOPT_PROXY) and the proxy variables of the
 ///   environment are not read; `no_proxy` of the environment still applies unless the field

@@ -119,6 +119,56 @@ TEST_F(curl_transport_proxy_test, AllProxyVariableIsHonouredToo) {
   EXPECT_EQ(r.response.body, "proxy");
 }
 
+TEST_F(curl_transport_proxy_test, TheEnvironmentIsReadWhenTheTransportIsMade) {
+  // Read once (libcurl alone reads it for every request, and races with a setenv on another
+  // thread): a variable set later is the next transport's, not this one's.
+  curl_transport t(io_.get_executor());
+  scoped_env env("http_proxy", proxy_.url().c_str());
+  auto r = test::send_and_wait(io_, t, test::get_request(origin_.url() + "/"));
+  ASSERT_FALSE(r.ec) << r.ec.message();
+  EXPECT_EQ(r.response.body, "origin");
+  EXPECT_TRUE(proxy_.heads().empty());
+
+  auto next = get({}, origin_.url() + "/");
+  ASSERT_FALSE(next.ec) << next.ec.message();
+  EXPECT_EQ(next.response.body, "proxy");
+}
+
+TEST_F(curl_transport_proxy_test, EachRequestTakesItsSchemesProxy) {
+  // http:// and https:// proxies differ: one transport, its kept handle, one request of each.
+  test::tls::test_pki pki("DNS:api.shop.test");
+  test::tls::tls_peer server(io_, pki);
+  recording_listener tunnel = named("tunnel", as_proxy);
+  scoped_env http("http_proxy", proxy_.url().c_str());
+  scoped_env https("https_proxy", tunnel.url().c_str());
+  curl_transport_options options;
+  options.tls.ca_file = pki.ca_file;
+  curl_transport t(io_.get_executor(), options);
+  const std::string secure = "https://api.shop.test:" + std::to_string(server.port()) + "/";
+  for (int round = 0; round < 2; ++round) {
+    auto plain = test::send_and_wait(io_, t, test::get_request("http://origin.invalid/x"));
+    ASSERT_FALSE(plain.ec) << plain.ec.message();
+    EXPECT_EQ(plain.response.body, "proxy");
+    auto tls = test::send_and_wait(io_, t, test::get_request(secure));
+    ASSERT_FALSE(tls.ec) << tls.ec.message();
+    EXPECT_EQ(tls.response.body, "hello");
+  }
+  EXPECT_EQ(proxy_.heads().size(), 2u);
+  ASSERT_GE(tunnel.heads().size(), 1u);  // the tunnel's connection may be kept for round two
+  EXPECT_TRUE(tunnel.heads()[0].starts_with("CONNECT api.shop.test:")) << tunnel.heads()[0];
+  EXPECT_EQ(server.state().requests, 2);
+}
+
+TEST_F(curl_transport_proxy_test, AnEmptyVariableIsUnsetAsLibcurlReadsIt) {
+  // As libcurl itself reads the environment (its getenv takes "" for unset): an empty
+  // http_proxy does not stop all_proxy.
+  scoped_env empty("http_proxy", "");
+  scoped_env all("all_proxy", proxy_.url().c_str());
+  auto r = get({}, origin_.url() + "/");
+  ASSERT_FALSE(r.ec) << r.ec.message();
+  EXPECT_EQ(r.response.body, "proxy");
+}
+
 TEST_F(curl_transport_proxy_test, ProxyOptionOverridesTheEnvironment) {
   recording_listener other = named("other proxy", as_proxy);
   scoped_env env("http_proxy", other.url().c_str());

@@ -1,0 +1,56 @@
+#include "curl_proxy_settings.hpp"
+
+#include <cstdlib>
+#include <initializer_list>
+
+namespace idem::detail {
+namespace {
+
+// The value of the first of `names` that is set and not empty ("" when none is): curl's
+// getenv (lib/getenv.c) takes an empty variable for an unset one.
+std::string first_set(const curl_proxy_settings::environment& env,
+                      std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (const char* value = env(name); value != nullptr && *value != '\0') return value;
+  }
+  return {};
+}
+
+bool starts_with_https(std::string_view url) noexcept {
+  constexpr std::string_view scheme = "https:";
+  if (url.size() < scheme.size()) return false;
+  for (std::size_t i = 0; i < scheme.size(); ++i) {
+    const char c = url[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != scheme[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+curl_proxy_settings curl_proxy_settings::decide(const proxy_options& options,
+                                                const environment& env) {
+  curl_proxy_settings s;
+  if (!options.url.empty()) {
+    s.http = s.https = options.url;
+  } else if (!options.ignore_environment) {
+    s.http = first_set(env, {"http_proxy", "all_proxy", "ALL_PROXY"});
+    s.https = first_set(env, {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"});
+  }
+  if (!options.no_proxy.empty()) {
+    s.no_proxy = options.no_proxy;
+  } else if (!options.ignore_environment) {
+    s.no_proxy = first_set(env, {"no_proxy", "NO_PROXY"});
+  }
+  return s;
+}
+
+curl_proxy_settings curl_proxy_settings::decide(const proxy_options& options) {
+  return decide(options, [](const char* name) -> const char* { return std::getenv(name); });
+}
+
+const std::string& curl_proxy_settings::for_url(std::string_view url) const noexcept {
+  return starts_with_https(url) ? https : http;
+}
+
+}  // namespace idem::detail
