@@ -1,6 +1,8 @@
 #include "idem/orders.hpp"
 
+#include <array>
 #include <charconv>
+#include <cstring>
 #include <string_view>
 
 #include "http_facts.hpp"
@@ -28,63 +30,95 @@ bool verbatim(const order_request& req) noexcept {
   return true;
 }
 
+// Where the writers below put their bytes: a string, a count of them, or a fixed buffer that
+// says when something did not fit (what did not is dropped).
+struct string_sink {
+  std::string& out;
+  void put(char c) { out.push_back(c); }
+  void put(std::string_view s) { out.append(s); }
+};
+
+struct counting_sink {
+  std::size_t bytes = 0;
+  void put(char) { ++bytes; }
+  void put(std::string_view s) { bytes += s.size(); }
+};
+
+struct buffer_sink {
+  char* next;
+  char* end;
+  bool full = false;
+  void put(char c) {
+    if (next == end) {
+      full = true;
+      return;
+    }
+    *next++ = c;
+  }
+  void put(std::string_view s) {
+    if (static_cast<std::size_t>(end - next) < s.size()) {
+      full = true;
+      next = end;
+      return;
+    }
+    std::memcpy(next, s.data(), s.size());
+    next += s.size();
+  }
+};
+
 // An object's `"name":value` members, each after the first preceded by a comma, then close();
 // the caller writes them in nlohmann::json's (sorted) key order.
+template <class Sink>
 class object_writer {
  public:
-  explicit object_writer(std::string& out) : out_(out) { out_.push_back('{'); }
-  void close() { out_.push_back('}'); }
+  explicit object_writer(Sink& out) : out_(out) { out_.put('{'); }
+  void close() { out_.put('}'); }
 
-  std::string& key(std::string_view name) {
-    if (!first_) out_.push_back(',');
+  void key(std::string_view name) {
+    if (!first_) out_.put(',');
     first_ = false;
-    out_.push_back('"');
-    out_.append(name);
-    return out_.append("\":");
+    out_.put('"');
+    out_.put(name);
+    out_.put("\":");
   }
   void number(std::string_view name, std::int64_t v) {
     key(name);
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
-    out_.append(digits, end);
+    out_.put(std::string_view(digits, static_cast<std::size_t>(end - digits)));
   }
   void string(std::string_view name, std::string_view v) {
-    key(name).push_back('"');
-    out_.append(v).push_back('"');
+    key(name);
+    out_.put('"');
+    out_.put(v);
+    out_.put('"');
   }
 
  private:
-  std::string& out_;
+  Sink& out_;
   bool first_ = true;
 };
 
-// What object_writer writes for a key ("name": and the comma before all but the first), a
-// number and a string: verbatim_body_size adds them up in order_body's order.
-std::size_t key_size(std::string_view name, bool first) {
-  return (first ? 0 : 1) + name.size() + 3;
-}
-std::size_t number_size(std::int64_t v) {
-  char digits[24];
-  return static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, v).ptr - digits);
-}
-std::size_t string_size(std::string_view v) {
-  return v.size() + 2;
-}
-
-// The length of order_body's output for a request that verbatim() accepts.
-std::size_t verbatim_body_size(const order_request& req) {
-  std::size_t n = 2 + key_size("amount_minor", true) + number_size(req.amount_minor) +
-                  key_size("currency", false) + string_size(req.currency) +
-                  key_size("customer_id", false) + string_size(req.customer_id) +
-                  key_size("items", false) + 2 + key_size("merchant_order_id", false) +
-                  string_size(req.merchant_order_id);
+// The body of an order that verbatim() accepts, as nlohmann::json's dump() writes it.
+template <class Sink>
+void write_order(Sink& out, const order_request& req) {
+  object_writer<Sink> order(out);
+  order.number("amount_minor", req.amount_minor);
+  order.string("currency", req.currency);
+  order.string("customer_id", req.customer_id);
+  order.key("items");
+  out.put('[');
   for (std::size_t i = 0; i < req.items.size(); ++i) {
-    const auto& item = req.items[i];
-    n += (i > 0 ? 1 : 0) + 2 + key_size("quantity", true) + number_size(item.quantity) +
-         key_size("sku", false) + string_size(item.sku) + key_size("unit_price_minor", false) +
-         number_size(item.unit_price_minor);
+    if (i > 0) out.put(',');
+    object_writer<Sink> item(out);
+    item.number("quantity", req.items[i].quantity);
+    item.string("sku", req.items[i].sku);
+    item.number("unit_price_minor", req.items[i].unit_price_minor);
+    item.close();
   }
-  return n;
+  out.put(']');
+  order.string("merchant_order_id", req.merchant_order_id);
+  order.close();
 }
 
 nlohmann::json payment_payload(const payment_request& req) {
@@ -135,26 +169,20 @@ nlohmann::json order_payload(const order_request& req) {
 
 std::string order_body(const order_request& req) {
   if (!verbatim(req)) return order_payload(req).dump();
+  // The body lives as long as its intent (the store keeps finished intents too), so it holds
+  // exactly its bytes, not room for the widest numbers. Most orders fit in a buffer on the
+  // stack: written there in one pass, then copied into a string of their length; a larger one
+  // is counted first, then written into a string reserved to its length.
+  std::array<char, 1024> stack;
+  buffer_sink small{stack.data(), stack.data() + stack.size()};
+  write_order(small, req);
+  if (!small.full) return std::string(stack.data(), small.next);
+  counting_sink count;
+  write_order(count, req);
   std::string out;
-  // Exactly its length: the body lives as long as its intent (the store keeps finished intents
-  // too), so it holds its bytes, not room for the widest numbers (about 50-75 bytes an order).
-  out.reserve(verbatim_body_size(req));
-  object_writer order(out);
-  order.number("amount_minor", req.amount_minor);
-  order.string("currency", req.currency);
-  order.string("customer_id", req.customer_id);
-  order.key("items").push_back('[');
-  for (std::size_t i = 0; i < req.items.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    object_writer item(out);
-    item.number("quantity", req.items[i].quantity);
-    item.string("sku", req.items[i].sku);
-    item.number("unit_price_minor", req.items[i].unit_price_minor);
-    item.close();
-  }
-  out.push_back(']');
-  order.string("merchant_order_id", req.merchant_order_id);
-  order.close();
+  out.reserve(count.bytes);
+  string_sink large{out};
+  write_order(large, req);
   return out;
 }
 

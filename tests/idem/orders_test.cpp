@@ -49,6 +49,25 @@ TEST(OrderBody, HoldsItsBytesNotTheRoomReservedForTheWidestNumbers) {
   }
 }
 
+TEST(OrderBody, ALargeOrderIsWhatTheJsonTreeDumpsToo) {
+  // Beyond what is written on the stack first (about 1 KiB): counted, then written to a string
+  // of its length.
+  auto req = sample();
+  req.merchant_order_id = std::string(300, 'm');
+  for (int i = 0; i < 200; ++i) {
+    req.items.push_back({.sku = "sku-" + std::to_string(i), .quantity = i, .unit_price_minor = -i});
+  }
+  expect_same_bytes(req);
+  const std::string body = idem::orders::order_body(req);
+  EXPECT_GT(body.size(), 1024u);
+  EXPECT_LE(body.capacity(), body.size() + 16);
+  for (std::size_t items = 1; items < 40; ++items) {  // every length around the stack's end
+    auto near = sample();
+    near.items.assign(items, {.sku = "sku-near-the-end", .quantity = 1, .unit_price_minor = 1});
+    expect_same_bytes(near);
+  }
+}
+
 TEST(OrderBody, NoItemsIsAnEmptyArray) {
   auto req = sample();
   req.items.clear();
