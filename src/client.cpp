@@ -72,6 +72,9 @@ client::core::core(boost::asio::any_io_executor executor, client_options options
                    std::shared_ptr<transport> t, std::shared_ptr<scheduler> s)
     : ex(executor),
       strand(boost::asio::make_strand(executor)),
+      posting_strand(
+          boost::asio::prefer(boost::asio::require(strand, boost::asio::execution::blocking.never),
+                              boost::asio::execution::relationship.fork)),
       opts(std::move(options)),
       // libcurl's multi handle is not thread-safe: the transport runs on the client's strand,
       // so the app may run its io_context on several threads.
@@ -106,12 +109,12 @@ void client::submit_impl(const intent& i, submit_options options,
                          boost::asio::any_completion_handler<signature> handler) {
   auto c = core_;
   auto cancellation = detail::watch_cancellation(handler, c);
-  boost::asio::post(c->strand,
-                    [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
-                      std::vector<detail::pending_caller> callers;
-                      callers.push_back({std::move(h), cancellation, std::move(o)});
-                      detail::admit(c, i, std::move(callers));
-                    });
+  c->posting_strand.execute(
+      [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
+        std::vector<detail::pending_caller> callers;
+        callers.push_back({std::move(h), cancellation, std::move(o)});
+        detail::admit(c, i, std::move(callers));
+      });
 }
 
 void client::plan_impl(const intent& i, std::optional<std::string> depends_on,

@@ -42,6 +42,16 @@ void init_curl_once() {
   }
 }
 
+// `ex` as post() would use it when it is a strand (never blocking, a fork of the caller's
+// work); nothing otherwise.
+std::optional<asio::strand<asio::any_io_executor>> posting_strand_of(
+    const asio::any_io_executor& ex) {
+  const auto* strand = ex.target<asio::strand<asio::any_io_executor>>();
+  if (strand == nullptr) return std::nullopt;
+  return asio::prefer(asio::require(*strand, asio::execution::blocking.never),
+                      asio::execution::relationship.fork);
+}
+
 transport_result not_sent(std::error_code ec) {
   transport_result result;
   result.ec = ec;
@@ -112,7 +122,11 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
   static curl_socket_t on_open_socket(void* self, curlsocktype purpose, curl_sockaddr* address);
   static int on_close_socket(void* self, curl_socket_t fd);
 
+  using strand_type = asio::strand<asio::any_io_executor>;
   asio::any_io_executor ex_;
+  // When ex_ is a strand: that strand as post() uses it (never blocking, a fork), made once, so
+  // that a result posted to it does not convert the strand on every post (post_result).
+  std::optional<strand_type> posting_strand_;
   curl_transport_options options_;
   // Read from options_.proxy and the environment once (curl_proxy_settings.hpp); the pooled
   // handles keep what does not change from request to request.
@@ -138,6 +152,7 @@ struct curl_transport::impl : std::enable_shared_from_this<impl> {
 
 curl_transport::impl::impl(asio::any_io_executor executor, curl_transport_options opts)
     : ex_(std::move(executor)),
+      posting_strand_(posting_strand_of(ex_)),
       options_(std::move(opts)),
       proxy_(detail::curl_proxy_settings::decide(options_.proxy)),
       timer_(ex_, [this] { act(CURL_SOCKET_TIMEOUT, 0); }),
@@ -289,11 +304,11 @@ void curl_transport::impl::post_result(asio::any_completion_handler<signature> h
   // same strand. Queued on it directly, it runs there as post() would run it, without
   // post()'s hop from our executor to the handler's through type-erased executors (each of
   // which copies the strand to the heap): about 3,000 instructions and 7 allocations a result.
-  using strand_type = asio::strand<asio::any_io_executor>;
-  if (const auto* ours = ex_.target<strand_type>()) {
+  if (posting_strand_) {
     const auto handler_ex = asio::get_associated_executor(handler);
-    if (const auto* theirs = handler_ex.target<strand_type>(); theirs && *theirs == *ours) {
-      asio::post(*ours, [h = std::move(handler), r = std::move(result)]() mutable {
+    if (const auto* theirs = handler_ex.target<strand_type>();
+        theirs && *theirs == *posting_strand_) {
+      posting_strand_->execute([h = std::move(handler), r = std::move(result)]() mutable {
         std::move(h)(std::move(r));
       });
       return;

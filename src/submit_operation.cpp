@@ -200,13 +200,7 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
 void submit_operation::send(http_request req, void (submit_operation::*on_done)(transport_result)) {
   if (core_->opts.decorate) core_->opts.decorate(req);
   transfer_due_ = saturating_add(core_->sched->now(), req.timeout);
-  core_->net->async_send(
-      std::move(req),
-      asio::bind_cancellation_slot(
-          signal_.slot(), asio::bind_executor(core_->strand, [self = shared_from_this(),
-                                                              on_done](transport_result r) {
-            ((*self).*on_done)(std::move(r));
-          })));
+  core_->net->async_send(std::move(req), transfer_done{shared_from_this(), on_done});
 }
 
 void submit_operation::next_attempt() {

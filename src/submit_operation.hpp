@@ -131,6 +131,22 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void wait(std::chrono::milliseconds d, std::function<void()> next);
   // Sends `req` as the one transfer outstanding (cancellable), then calls on_done on the strand.
   void send(http_request req, void (submit_operation::*on_done)(transport_result));
+  // The transfer's completion handler: on_done of the operation, on the client's strand, with
+  // the operation's cancellation slot. Both are asked of the operation when Asio asks for them,
+  // not carried: bind_executor's binder copied the strand (an atomic count and a type-erased
+  // executor copy) on each of the seven moves between here and the transport.
+  struct transfer_done {
+    std::shared_ptr<submit_operation> self;
+    void (submit_operation::*on_done)(transport_result);
+
+    using executor_type = boost::asio::strand<boost::asio::any_io_executor>;
+    [[nodiscard]] executor_type get_executor() const noexcept { return self->core_->strand; }
+    using cancellation_slot_type = boost::asio::cancellation_slot;
+    [[nodiscard]] cancellation_slot_type get_cancellation_slot() const noexcept {
+      return self->signal_.slot();
+    }
+    void operator()(transport_result r) const { ((*self).*on_done)(std::move(r)); }
+  };
   [[nodiscard]] http_request make_request(std::string method, std::string url,
                                           std::chrono::milliseconds timeout) const;
   [[nodiscard]] std::string absolute(const std::string& path_or_url) const;

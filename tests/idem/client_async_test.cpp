@@ -364,6 +364,45 @@ TEST_F(client_test, WorksWithDeferred) {
   EXPECT_EQ(got->kind(), outcome_kind::succeeded);
 }
 
+TEST_F(client_test, AMoveOnlyHandlerIsTakenAsItIs) {
+  // A handler that owns something it cannot share (a unique_ptr, a promise) is moved into the
+  // operation, never copied: with a copy, it did not compile.
+  auto c = make_client();
+  net->respond([](const http_request&) { return reply(201); });
+  std::optional<outcome> got;
+  auto owned = std::make_unique<int>(7);
+  c->async_submit(orders::create(sample_order()), [&got, owned = std::move(owned)](outcome o) {
+    EXPECT_EQ(*owned, 7);
+    got = std::move(o);
+  });
+  std::optional<std::error_code> planned;
+  c->async_plan(orders::create(sample_order()),
+                [&planned, owned = std::make_unique<int>(1)](std::error_code ec) { planned = ec; });
+  std::optional<flush_report> flushed;
+  drain();
+  c->async_flush(0ms, [&flushed, owned = std::make_unique<int>(2)](flush_report r) {
+    flushed = std::move(r);
+  });
+  drain();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind(), outcome_kind::succeeded);
+  ASSERT_TRUE(planned);
+  EXPECT_FALSE(*planned);
+  EXPECT_TRUE(flushed);
+  // The transport's and the scheduler's own entry points take them too.
+  std::optional<transport_result> sent;
+  net->async_send(
+      http_request{
+          .method = "GET", .url = "http://api.test/v1/orders/x", .headers = {}, .body = {}},
+      [&sent, owned = std::make_unique<int>(3)](transport_result r) { sent = std::move(r); });
+  bool waited = false;
+  clock->async_wait(
+      1ms, [&waited, owned = std::make_unique<int>(4)](std::error_code) { waited = true; });
+  drain();
+  EXPECT_TRUE(sent);
+  EXPECT_TRUE(waited);
+}
+
 class counting_observer final : public observer {
  public:
   void on_attempt_started(std::string_view key, std::string_view, std::string_view,
