@@ -22,7 +22,12 @@ absolute numbers; the absolute numbers are given too.
 - **raw** is `idem_raw_curl_load` (bench/perf/raw_curl_load.cpp): the same POSTs written
   directly on libcurl's multi interface with `curl_multi_poll`, one reused easy handle per
   request in flight, the same method, path, headers (a fresh `Idempotency-Key` per request,
-  `Authorization`, `Content-Type`, `Accept`) and body size, and no retry logic at all.
+  `Authorization`, `Content-Type`, `Accept`) and body size, and no retry logic at all. It sets
+  the URL as a string (`CURLOPT_URL`) and leaves the proxy to the environment, as an app
+  written on libcurl does; idem's transport hands curl the URL parsed once per easy handle
+  (`CURLOPT_CURLU`) and its proxy settings as options, which spares curl about 13,000
+  instructions a request (fourteenth round). `idem_raw_curl_load --tuned 1` drives curl that
+  way too: a reference `scripts/perf_instructions.sh` prints, not the targets' baseline.
 - **minimal server** is `idem_minimal_server` (bench/perf/minimal_server.cpp): a few lines of
   Beast on one thread that answer every request 201 with the mock server's create-order body and
   headers, so that the client's own cost decides. **mock server** is `idem-mock-server` on a
@@ -485,8 +490,8 @@ in the same run (it moves by ±15 % between runs).
 
 ### Thirteenth round: fewer header bytes for curl to format, one `epoll_ctl` per request
 
-The tables above are a run of 1d728af with 858f0af (the twelfth round's, after its review) in
-the before columns. CPU per intent against the minimal server is 1.41× raw libcurl's (858f0af:
+That round's tables were a run of 1d728af with 858f0af (the twelfth round's, after its review)
+in the before columns. CPU per intent against the minimal server is 1.41× raw libcurl's (858f0af:
 1.44× in the same run), against the mock server 1.13× (1.27×); throughput against the minimal
 server 0.71× (0.69×). Both CPU targets and that throughput still miss. The harness's ratios
 move by about ±0.1 between runs (858f0af measured 1.55× and 1.22× in a run an hour earlier),
@@ -529,6 +534,62 @@ the memory store's four events about 5,000, `idem-cli`'s order building (a key f
 CSPRNG, the body) about 3,000 more than the baseline's, and the rest in parts of at most about
 2,000 each (admission, the request's header lines, classification, the outcome and its
 delivery, Asio's type-erased handlers and strand).
+
+### Fourteenth round: curl parses each URL once and reads no environment; fewer strand copies
+
+The tables above are a run of 0f7ea03 with dc340d8 (the thirteenth round's 1d728af with
+comments) in the before columns. CPU per intent is 1.28× raw libcurl's against the minimal
+server (dc340d8: 1.38× in the same run) and 1.08× against the mock server (1.16×);
+throughput against the minimal server 0.78× (0.72×). The CPU target against the mock server
+passes in this run, as it did in a run of the same two builds twenty minutes earlier (1.06×,
+before 1.15×), but the harness's ratios move by about ±0.1 from run to run, so it is close to
+its line rather than clear of it; the CPU target against the minimal server and that
+throughput still miss. In the earlier run the before build's row at 16 in flight against the
+minimal server came out at 1.08× CPU, where direct runs (below) put it at 1.41×: the host was
+noisy. idem's extra memory per in-flight intent at 5,000 came out at 1,229 B (before: 1,996 B),
+and at 1,234 B (1,960 B) in the earlier run: a larger move than the spread seen so far (about
+±100 B); where it comes from was not examined in this round.
+
+Looked for first. Callgrind's call graph of the baseline and of idem-cli, side by side: libcurl
+7.88 spends about 12,000 instructions of a request in its URL code when it is given the URL as a
+string: it parses it (`curl_url_set`, about 5,300) and writes it out again normalised
+(`curl_url_get` of the whole URL, through its printf engine, about 6,200), and five `getenv`
+calls (about 1,700, more in a larger environment) look for proxy variables. Both clients paid
+it. A parsed URL handle (`CURLOPT_CURLU`) is copied instead, and with both `CURLOPT_PROXY` and
+`CURLOPT_NOPROXY` set curl reads no variable. The baseline driven that way
+(`idem_raw_curl_load --tuned 1`): 93,305 → 81,339 instructions with the parsed URL alone, 78,524
+with both. In idem's own code: the client's strand was copied seven times and destroyed nine
+times on each attempt's way into the transport (Asio's `executor_binder` copies its executor
+whenever it is moved), and `post()` to a strand converts it three times per call.
+
+| change (commit) | idem-cli instructions per request, 16 in flight | idem's transport alone |
+|---|---|---|
+| before (dc340d8) | 133,075 / 132,934 | 110,094 |
+| a pooled easy handle keeps its request's URL parsed by curl's own parser (`curl_url_set` with the flags curl uses for `CURLOPT_URL`), and the next request to the same URL (every create goes to one) parses nothing; `CURLOPT_URL` still set for what curl reports; a URL the parser rejects is left to curl, which fails it as before (ecb22c3) | 121,733 | 98,883 |
+| the proxy variables read once, when the transport is made, as curl would read them (an empty one counts as unset, as in curl's getenv), and given to curl as options; a variable set later is the next transport's (4d0cddf; documented in `curl_transport.hpp`) | 119,869 | 97,160 |
+| `orders::order_body` written once into a buffer on the stack, then copied into a string of its length (it measured the body first, every number formatted twice, then appended byte by byte) (e7a019b) | 119,493 / 119,523 (4d0cddf in the same runs: 120,139 / 120,248) | — |
+| a transfer's completion handler names its executor and cancellation slot as Asio's associated types and asks the operation for them, so a move of it moves one `shared_ptr`; the client and the transport keep their strand converted as `post()` converts it, once, and `execute()` on it (0f7ea03) | 117,388 / 117,479 | 96,982 |
+| raw libcurl, same runs as the last row | 92,246 | |
+| raw libcurl driven as idem's transport drives it (`--tuned 1`), same runs | 79,160 | |
+
+Callgrind counts, each build run in turn against the minimal server, 4,000 requests; a pair is
+two runs of `perf_instructions.sh` with both builds in each (the count moves by a few hundred
+to a few thousand per request with how requests batch). User + system time of 30,000 requests
+at 16 in flight, medians of 7 runs alternating with the baseline: dc340d8 1.01 s (system
+0.39 s), e7a019b 0.96 s (0.38 s), raw libcurl 0.76 s (0.35 s); in a second series dc340d8 0.99 s
+(0.35 s), 0f7ea03 0.93 s (0.38 s), raw libcurl 0.70 s (0.28 s). Instructions fell by 12 %, CPU
+time by about 6 %: the instructions removed were mostly curl's string handling, which runs at a
+high rate, and what is left is idem's own, which allocates and chases pointers (idem-cli's user
+time, 0.56 s, against the baseline's 0.43 s in the second series, for about 3,500 against 2,800
+million instructions).
+
+What is left, per request at 16 in flight, against curl driven as idem drives it (79,160): the
+transport about 17,800 (Asio's reactor, strand and type-erased handlers; the request's setup,
+its header list about 1,800; the response's fields about 1,800), the intent layer about 20,500
+(the memory store's four events about 5,100; the completion's queue hop and the outcome's
+delivery; classification; idem-cli's order planning about 1,300 more than the baseline's).
+Against the baseline as an app writes it, idem-cli is now 1.27× in instructions; the target,
+1.1×, needs about 16,000 fewer a request.
 )";
 }
 
