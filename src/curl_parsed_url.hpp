@@ -28,15 +28,17 @@ class curl_parsed_url {
   /// `url` parsed as libcurl parses CURLOPT_URL (a missing scheme guessed, any scheme taken:
   /// CURLOPT_PROTOCOLS_STR still decides which may be used), or as it was parsed last time if
   /// it is the same string. nullptr if the parser rejects it or memory runs out: the caller
-  /// then leaves the URL to libcurl, which reports its own error for it. The handle stays
-  /// valid until the next call or this object's end; an easy handle must not use it beyond.
+  /// then leaves the URL to libcurl, which reports its own error for it. The handle is the
+  /// same one from call to call (parsed again in place) until this object ends: an easy
+  /// handle may keep pointing at it, but must not use it beyond that.
   [[nodiscard]] CURLU* parse(std::string_view url) noexcept;
 
  private:
   void reset() noexcept;
 
   CURLU* handle_ = nullptr;
-  std::string parsed_;  // the URL handle_ holds; meaningful only while handle_ is set
+  std::string parsed_;  // the URL handle_ holds while valid_
+  bool valid_ = false;
 };
 
 }  // namespace idem::detail

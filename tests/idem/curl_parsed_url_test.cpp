@@ -69,12 +69,34 @@ TEST(CurlParsedUrl, ParsesAsCurlParsesItsUrlOption) {
 
 TEST(CurlParsedUrl, AUrlTheParserRejectsGivesNoHandleAndTheNextOneParses) {
   curl_parsed_url url;
-  ASSERT_NE(url.parse("http://a.example/x"), nullptr);
+  CURLU* first = url.parse("http://a.example/x");
+  ASSERT_NE(first, nullptr);
   EXPECT_EQ(url.parse("http://a.example:99999/x"), nullptr);  // no such port
   EXPECT_EQ(url.parse(""), nullptr);
-  CURLU* h = url.parse("http://a.example/x");
-  ASSERT_NE(h, nullptr);
-  EXPECT_EQ(part(h, CURLUPART_PATH), "/x");
+  // The handle an easy handle may still point at (its last request's) is not freed by a
+  // rejected URL: reading it is no use after free (ASan would say so).
+  char* host = nullptr;
+  if (curl_url_get(first, CURLUPART_HOST, &host, 0) == CURLUE_OK) curl_free(host);
+  CURLU* again = url.parse("http://a.example/x");  // the same string as before the rejection
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again, first);  // parsed again in place
+  EXPECT_EQ(part(again, CURLUPART_PATH), "/x");
+}
+
+TEST(CurlParsedUrl, AUrlWithoutSchemeIsNeverReadAgainstTheLastOne) {
+  // curl_url_set resolves a URL without a scheme against the URL its handle holds, as a
+  // relative reference; CURLOPT_URL guesses the scheme of a host instead, and refuses a path.
+  curl_parsed_url url;
+  ASSERT_NE(url.parse("https://a.example:8443/x?q=1"), nullptr);
+  CURLU* guessed = url.parse("b.example/y");
+  ASSERT_NE(guessed, nullptr);
+  EXPECT_EQ(part(guessed, CURLUPART_URL), "http://b.example/y");
+  ASSERT_NE(url.parse("https://a.example/x"), nullptr);
+  EXPECT_EQ(url.parse("/only/a/path"), nullptr);
+  ASSERT_NE(url.parse("https://a.example/x"), nullptr);
+  EXPECT_EQ(url.parse(""), nullptr);
+  ASSERT_NE(url.parse("https://a.example/x"), nullptr);
+  EXPECT_EQ(url.parse("?q=2"), nullptr);
 }
 
 TEST(CurlParsedUrl, MovesWithItsHandle) {

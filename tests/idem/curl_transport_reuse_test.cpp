@@ -180,6 +180,9 @@ TEST_F(curl_transport_reuse_test, EachRequestGoesWhereItsOwnUrlSays) {
   ASSERT_FALSE(send(t, request("POST", base_a + "/v1/orders", {}, "2")).ec);
   ASSERT_FALSE(send(t, request("GET", base_a + "/v1/orders?merchant_order_id=m-3")).ec);
   ASSERT_FALSE(send(t, request("POST", base_b + "/v1/orders", {}, "4")).ec);
+  // No scheme: guessed (http), never read against the last URL as a relative reference.
+  const std::string schemeless_b = base_b.substr(std::string("http://").size());
+  ASSERT_FALSE(send(t, request("POST", schemeless_b + "/v1/orders/o-2/cancel", {}, "4b")).ec);
   // Refused by curl's URL parser: nothing sent, and the next request is not held back by it.
   const auto bad = send(t, request("POST", "http://127.0.0.1:99999/v1/orders", {}, "5"));
   EXPECT_EQ(bad.failure, transport_failure::not_sent);
@@ -190,13 +193,15 @@ TEST_F(curl_transport_reuse_test, EachRequestGoesWhereItsOwnUrlSays) {
   const auto& ra = a.seen().requests;
   const auto& rb = b.seen().requests;
   ASSERT_EQ(ra.size(), 5U);
-  ASSERT_EQ(rb.size(), 1U);
+  ASSERT_EQ(rb.size(), 2U);
   EXPECT_TRUE(ra[0].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << ra[0].head;
   EXPECT_TRUE(ra[1].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << ra[1].head;
   EXPECT_TRUE(ra[2].head.starts_with("GET /v1/orders?merchant_order_id=m-3 HTTP/1.1\r\n"))
       << ra[2].head;
   EXPECT_TRUE(rb[0].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << rb[0].head;
   EXPECT_EQ(rb[0].body, "4");
+  EXPECT_TRUE(rb[1].head.starts_with("POST /v1/orders/o-2/cancel HTTP/1.1\r\n")) << rb[1].head;
+  EXPECT_EQ(rb[1].body, "4b");
   EXPECT_TRUE(ra[3].head.starts_with("POST /v1/orders/o-1/payments HTTP/1.1\r\n")) << ra[3].head;
   EXPECT_EQ(ra[3].body, "6");
   EXPECT_TRUE(ra[4].head.starts_with("POST /v1/orders HTTP/1.1\r\n")) << ra[4].head;
