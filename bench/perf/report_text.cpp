@@ -548,7 +548,11 @@ throughput still miss. In the earlier run the before build's row at 16 in flight
 minimal server came out at 1.08× CPU, where direct runs (below) put it at 1.41×: the host was
 noisy. idem's extra memory per in-flight intent at 5,000 came out at 1,229 B (before: 1,996 B),
 and at 1,234 B (1,960 B) in the earlier run: a larger move than the spread seen so far (about
-±100 B); where it comes from was not examined in this round.
+±100 B). By hand after the runs, the peak RSS of `idem-cli load` with 10,000 orders at 5,000 in
+flight against the minimal server delaying 500 ms, two runs each: dc340d8 110,688 / 111,028
+KiB, ecb22c3 106,784 / 106,688, 4d0cddf 107,020 / 107,168, 0f7ea03 107,104 / 107,056. The
+drop comes with the parsed URL (about 840 B less per transfer in flight); why curl holds less
+per transfer when given a parsed handle was not examined further.
 
 Looked for first. Callgrind's call graph of the baseline and of idem-cli, side by side: libcurl
 7.88 spends about 12,000 instructions of a request in its URL code when it is given the URL as a
