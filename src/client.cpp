@@ -8,6 +8,7 @@
 
 #include "client_core.hpp"
 #include "idem/curl_transport.hpp"
+#include "posting_strand.hpp"
 #include "submit_operation.hpp"
 
 namespace idem {
@@ -72,9 +73,7 @@ client::core::core(boost::asio::any_io_executor executor, client_options options
                    std::shared_ptr<transport> t, std::shared_ptr<scheduler> s)
     : ex(executor),
       strand(boost::asio::make_strand(executor)),
-      posting_strand(
-          boost::asio::prefer(boost::asio::require(strand, boost::asio::execution::blocking.never),
-                              boost::asio::execution::relationship.fork)),
+      posting_strand(detail::posting_strand(strand)),
       opts(std::move(options)),
       // libcurl's multi handle is not thread-safe: the transport runs on the client's strand,
       // so the app may run its io_context on several threads.

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <initializer_list>
 
+#include "http_facts.hpp"
+
 namespace idem::detail {
 namespace {
 
@@ -14,16 +16,6 @@ std::string first_set(const curl_proxy_settings::environment& env,
     if (const char* value = env(name); value != nullptr && *value != '\0') return value;
   }
   return {};
-}
-
-bool starts_with_https(std::string_view url) noexcept {
-  constexpr std::string_view scheme = "https:";
-  if (url.size() < scheme.size()) return false;
-  for (std::size_t i = 0; i < scheme.size(); ++i) {
-    const char c = url[i];
-    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != scheme[i]) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -50,7 +42,8 @@ curl_proxy_settings curl_proxy_settings::decide(const proxy_options& options) {
 }
 
 const std::string& curl_proxy_settings::for_url(std::string_view url) const noexcept {
-  return starts_with_https(url) ? https : http;
+  constexpr std::string_view https_scheme = "https:";
+  return ascii_iequals(url.substr(0, https_scheme.size()), https_scheme) ? https : http;
 }
 
 }  // namespace idem::detail

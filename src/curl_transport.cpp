@@ -20,6 +20,7 @@
 #include "curl_socket_watcher.hpp"
 #include "curl_timer.hpp"
 #include "idem/transport_error.hpp"
+#include "posting_strand.hpp"
 #include "saturating_time.hpp"
 #include "transfer_deadlines.hpp"
 #include "transfer_slots.hpp"
@@ -42,14 +43,12 @@ void init_curl_once() {
   }
 }
 
-// `ex` as post() would use it when it is a strand (never blocking, a fork of the caller's
-// work); nothing otherwise.
-std::optional<asio::strand<asio::any_io_executor>> posting_strand_of(
-    const asio::any_io_executor& ex) {
-  const auto* strand = ex.target<asio::strand<asio::any_io_executor>>();
+// `ex` converted as post() converts it, when it is a strand (posting_strand.hpp); nothing
+// otherwise.
+std::optional<detail::io_strand> posting_strand_of(const asio::any_io_executor& ex) {
+  const auto* strand = ex.target<detail::io_strand>();
   if (strand == nullptr) return std::nullopt;
-  return asio::prefer(asio::require(*strand, asio::execution::blocking.never),
-                      asio::execution::relationship.fork);
+  return detail::posting_strand(*strand);
 }
 
 transport_result not_sent(std::error_code ec) {

@@ -1,0 +1,20 @@
+#pragma once
+// A strand as post() converts it before every post (never blocking, a fork of the caller's
+// work), converted once (private to the idem library). post(strand, f) made those conversions
+// on every call: each a copy of the strand and of its type-erased executor, one of them an
+// allocation. execute() on the result posts as post() would.
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/execution.hpp>
+#include <boost/asio/strand.hpp>
+
+namespace idem::detail {
+
+using io_strand = boost::asio::strand<boost::asio::any_io_executor>;
+
+[[nodiscard]] inline io_strand posting_strand(const io_strand& s) {
+  return boost::asio::prefer(boost::asio::require(s, boost::asio::execution::blocking.never),
+                             boost::asio::execution::relationship.fork);
+}
+
+}  // namespace idem::detail
