@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "compact_intent_record.hpp"
+#include "hashed_key.hpp"
 
 namespace idem {
 
@@ -61,11 +62,12 @@ struct memory_intent_store::state {
   [[nodiscard]] static timeline_entry start_line(const entry& en);
 
   memory_store_options options;
-  std::unordered_map<std::string_view, entry> records;  // keys: views of entry::key_owner's
+  // Keys: views of entry::key_owner's.
+  std::unordered_map<detail::hashed_key, entry, detail::hashed_key_hash> records;
   open_link open_ends{};  // .older: the oldest open entry, .newer: the newest
   std::size_t open_count = 0;
-  // Views of keys of records (valid until the node is erased), in the order they became final.
-  std::deque<std::pair<wall_time, std::string_view>> finals;
+  // Keys of records (valid until the node is erased), in the order they became final.
+  std::deque<std::pair<wall_time, detail::hashed_key>> finals;
   std::shared_ptr<const std::string> last_principal;  // shared by entries made with it
 };
 
@@ -108,7 +110,8 @@ void memory_intent_store::state::unlink_open(entry& en) noexcept {
 }
 
 void memory_intent_store::state::apply(const intent_event& e) {
-  auto it = records.find(key_of(e).str());
+  const detail::hashed_key event_key(key_of(e).str());
+  auto it = records.find(event_key);
   const bool made = it == records.end();
   if (made) {
     const auto* c = std::get_if<events::created>(&e);
@@ -116,9 +119,9 @@ void memory_intent_store::state::apply(const intent_event& e) {
     intent_record r = make_record(*c);
     auto principal = shared_principal(r.principal);
     std::string{}.swap(r.principal);
-    // Copies of an intent share its data: the view stays valid while the entry holds one.
-    const std::string_view key = c->what.key().str();
-    it = records.try_emplace(key, c->what, detail::compact_intent_record(std::move(r))).first;
+    // event_key views c->what's key, and copies of an intent share its data: the view stays
+    // valid while the entry holds one.
+    it = records.try_emplace(event_key, c->what, detail::compact_intent_record(std::move(r))).first;
     it->second.principal = std::move(principal);
     if (it->second.record.is_open()) link_open(it->second);
   }
@@ -186,7 +189,7 @@ void memory_intent_store::state::forget_expired(wall_time now) {
 
 std::optional<intent_record> memory_intent_store::find(const idempotency_key& key) const {
   std::lock_guard lock(mutex_);
-  auto it = s_->records.find(key.str());
+  auto it = s_->records.find(detail::hashed_key(key.str()));
   if (it == s_->records.end()) return std::nullopt;
   return state::record_of(it->second);
 }
@@ -202,7 +205,7 @@ std::vector<intent_record> memory_intent_store::open_intents() const {
 
 std::vector<timeline_entry> memory_intent_store::timeline(const idempotency_key& key) const {
   std::lock_guard lock(mutex_);
-  auto it = s_->records.find(key.str());
+  auto it = s_->records.find(detail::hashed_key(key.str()));
   if (it == s_->records.end()) return {};
   const state::entry& en = it->second;
   std::vector<timeline_entry> out;

@@ -5,19 +5,19 @@
 namespace idem::detail {
 
 std::shared_ptr<submit_operation> single_flight::find(const std::string& key) const {
-  auto it = flights_.find(key);
+  auto it = flights_.find(hashed_key(key));
   return it == flights_.end() ? nullptr : it->second;
 }
 
 void single_flight::insert(std::shared_ptr<submit_operation> op) {
-  const std::string_view key = op->what().key().str();
+  const hashed_key key(op->what().key().str());
   // Erased first: the entry's key views the flight it maps to, so it goes with it.
   flights_.erase(key);
   flights_.emplace(key, std::move(op));
 }
 
 void single_flight::erase(const std::string& key, const submit_operation* op) {
-  auto it = flights_.find(key);
+  auto it = flights_.find(hashed_key(key));
   if (it != flights_.end() && it->second.get() == op) flights_.erase(it);
 }
 

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hashed_key.hpp"
+
 namespace idem::detail {
 
 class submit_operation;
@@ -25,7 +27,7 @@ class single_flight {
  private:
   // Each key views the key of the intent of the flight it maps to (which it keeps alive): no
   // copy of it per flight.
-  std::unordered_map<std::string_view, std::shared_ptr<submit_operation>> flights_;
+  std::unordered_map<hashed_key, std::shared_ptr<submit_operation>, hashed_key_hash> flights_;
 };
 
 }  // namespace idem::detail

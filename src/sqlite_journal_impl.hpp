@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "hashed_key.hpp"
 #include "idem/sqlite_journal.hpp"
 #include "journal_file_lock.hpp"
 #include "sqlite_connection.hpp"
@@ -90,10 +91,12 @@ struct sqlite_journal::impl {
 
   mutable std::mutex mutex;  // everything below
   std::condition_variable wake;
-  std::unordered_map<std::string, entry> records;  // open ones, and final ones not committed
-  std::map<std::uint64_t, std::string> open;       // seq -> key, oldest first
-  std::unordered_set<std::string> dirty;           // changed since their last commit
-  std::deque<line> lines;                          // in the order they happened
+  // Keyed by the intents' keys (hashed_key.hpp: the key's own hash at every size).
+  std::unordered_map<std::string, entry, detail::text_hash>
+      records;                                               // open, and final not committed
+  std::map<std::uint64_t, std::string> open;                 // seq -> key, oldest first
+  std::unordered_set<std::string, detail::text_hash> dirty;  // changed since their last commit
+  std::deque<line> lines;                                    // in the order they happened
   std::vector<detail::journal_waiter> waiters;
   bool work = false;  // something to commit arrived since the writer last looked
   bool stopping = false;
