@@ -1,6 +1,9 @@
 #include "compact_intent_record.hpp"
 
 #include <utility>
+#include <variant>
+
+#include "intent_closing.hpp"
 
 namespace idem::detail {
 
@@ -69,6 +72,16 @@ intent_record compact_intent_record::take() {
     r.error = std::move(strings_->error);
   }
   return r;
+}
+
+bool compact_intent_record::closed_by(const intent_event& e) const {
+  // Only an outcome or an abandonment can end an intent: for the other events (most of them)
+  // no record is made to ask. The strings play no part in it.
+  if (!std::holds_alternative<events::outcome_reported>(e) &&
+      !std::holds_alternative<events::abandoned>(e)) {
+    return false;
+  }
+  return closes(scalars(what_), e);
 }
 
 void compact_intent_record::apply(const intent_event& e) {

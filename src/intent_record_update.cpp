@@ -2,8 +2,10 @@
 // the audit-timeline line it leaves.
 #include <algorithm>
 #include <type_traits>
+#include <variant>
 
 #include "idem/intent_store.hpp"
+#include "intent_closing.hpp"
 
 namespace idem {
 namespace {
@@ -16,6 +18,13 @@ template <class... F>
 overloaded(F...) -> overloaded<F...>;
 
 }  // namespace
+
+bool detail::closes(const intent_record& r, const intent_event& e) noexcept {
+  if (!r.is_open()) return false;  // final stays final
+  if (const auto* o = std::get_if<events::outcome_reported>(&e)) return is_final(o->result.kind());
+  // Never abandon what may have left.
+  return std::holds_alternative<events::abandoned>(e) && !r.maybe_sent();
+}
 
 std::string_view to_string(intent_state s) noexcept {
   switch (s) {
@@ -71,46 +80,46 @@ intent_record make_record(const events::created& c) {
 }
 
 void apply(intent_record& r, const intent_event& e) {
-  std::visit(
-      overloaded{
-          [](const events::created&) {},
-          [&](const events::path_bound& b) {
-            if (r.path_bound) return;  // a path, once bound, is never changed
-            r.what = *intent::restore_exact(r.what.key(), b.op, r.what.body(), b.lookup);
-            r.path_bound = true;
-          },
-          [&](const events::attempt_started& a) {
-            r.attempts = std::max(r.attempts, a.number);
-            if (!r.first_attempt_at) r.first_attempt_at = a.at;
-          },
-          [&](const events::attempt_finished& a) {
-            r.attempts_finished = std::min(r.attempts, r.attempts_finished + 1);
-            r.last_class = a.cls;
-            if (a.cls != attempt_class::not_sent) r.reached_server = true;
-          },
-          [](const events::waited&) {},
-          [](const events::lookup_finished&) {},
-          [&](const events::outcome_reported& o) {
-            if (!r.is_open()) return;  // final stays final
-            const outcome& out = o.result;
-            r.last_outcome = out.kind();
-            r.error = out.error();
-            if (out.kind() == outcome_kind::succeeded || out.kind() == outcome_kind::rejected) {
-              r.state = out.kind() == outcome_kind::succeeded ? intent_state::succeeded
-                                                              : intent_state::rejected;
-              r.finished_at = o.at;
-              r.final_status = out.status();
-              r.final_body = out.body();
-            }
-          },
-          [&](const events::abandoned& a) {
-            if (!r.is_open() || r.maybe_sent()) return;  // never abandon what may have left
-            r.state = intent_state::abandoned;
-            r.finished_at = a.at;
-            r.error = a.reason;
-          },
-      },
-      e);
+  const bool closing = detail::closes(r, e);  // the one rule for what ends an intent
+  std::visit(overloaded{
+                 [](const events::created&) {},
+                 [&](const events::path_bound& b) {
+                   if (r.path_bound) return;  // a path, once bound, is never changed
+                   r.what = *intent::restore_exact(r.what.key(), b.op, r.what.body(), b.lookup);
+                   r.path_bound = true;
+                 },
+                 [&](const events::attempt_started& a) {
+                   r.attempts = std::max(r.attempts, a.number);
+                   if (!r.first_attempt_at) r.first_attempt_at = a.at;
+                 },
+                 [&](const events::attempt_finished& a) {
+                   r.attempts_finished = std::min(r.attempts, r.attempts_finished + 1);
+                   r.last_class = a.cls;
+                   if (a.cls != attempt_class::not_sent) r.reached_server = true;
+                 },
+                 [](const events::waited&) {},
+                 [](const events::lookup_finished&) {},
+                 [&](const events::outcome_reported& o) {
+                   if (!r.is_open()) return;  // final stays final
+                   const outcome& out = o.result;
+                   r.last_outcome = out.kind();
+                   r.error = out.error();
+                   if (closing) {
+                     r.state = out.kind() == outcome_kind::succeeded ? intent_state::succeeded
+                                                                     : intent_state::rejected;
+                     r.finished_at = o.at;
+                     r.final_status = out.status();
+                     r.final_body = out.body();
+                   }
+                 },
+                 [&](const events::abandoned& a) {
+                   if (!closing) return;  // never abandon what may have left
+                   r.state = intent_state::abandoned;
+                   r.finished_at = a.at;
+                   r.error = a.reason;
+                 },
+             },
+             e);
 }
 
 timeline_entry timeline_of(const intent_event& e) {

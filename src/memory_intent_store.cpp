@@ -126,13 +126,18 @@ void memory_intent_store::state::apply(const intent_event& e) {
     if (it->second.record.is_open()) link_open(it->second);
   }
   entry& en = it->second;
+  if (!made && options.max_final == 0 && en.record.closed_by(e)) {
+    // A store that keeps no finals forgets an entry the moment an event ends it: the event is
+    // not applied only to be dropped (the final answer's body was copied into the record, and
+    // timeline lines made, then all of it freed at once).
+    unlink_open(en);
+    records.erase(it);
+    return;
+  }
   const bool was_open = en.record.is_open();
   if (!made) {
     en.record.apply(e);
-    // A store that keeps no finals (max_final 0) forgets this entry below as soon as this
-    // event ends it: no timeline lines are made only to be dropped.
-    const bool forgotten_at_once = was_open && !en.record.is_open() && options.max_final == 0;
-    if (!forgotten_at_once) add_lines(en, e);
+    add_lines(en, e);
   }
   const std::size_t lines =
       en.timeline.size() + (en.start_number != 0 ? 1 : 0) + (en.created_line_dropped ? 0 : 1);

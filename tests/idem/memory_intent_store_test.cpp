@@ -59,6 +59,37 @@ TEST(MemoryIntentStore, WithMaxFinalZeroAnIntentIsForgottenAsItEndsAndOpenOnesSt
   EXPECT_EQ(s.size(), 1u);
 }
 
+TEST(MemoryIntentStore, WithMaxFinalZeroOnlyWhatEndsAnIntentForgetsIt) {
+  // apply()'s rules decide (an unresolved outcome leaves an intent open; an abandonment of
+  // what may have been sent is ignored), though such a store skips applying the final event.
+  memory_intent_store s({.retention = 24h, .max_final = 0});
+  const intent unresolved = order(1), rejected = order(2), sent = order(3), unsent = order(4);
+  for (const intent& i : {unresolved, rejected, sent, unsent})
+    s.write(events::created{.what = i, .at = store_t0});
+  const auto report = [&](const intent& i, outcome_kind kind) {
+    s.write(events::outcome_reported{
+        .key = i.key(), .at = store_t0 + 1s, .result = outcome(outcome_fields{.kind = kind})});
+  };
+  report(unresolved, outcome_kind::unresolved);
+  ASSERT_TRUE(s.find(unresolved.key()));
+  EXPECT_TRUE(s.find(unresolved.key())->is_open());
+  EXPECT_EQ(s.find(unresolved.key())->last_outcome, outcome_kind::unresolved);
+  report(rejected, outcome_kind::rejected);
+  EXPECT_FALSE(s.find(rejected.key()));
+  s.write(events::attempt_started{.key = sent.key(), .number = 1, .at = store_t0});
+  s.write(events::abandoned{.key = sent.key(), .at = store_t0 + 1s, .reason = "dependency"});
+  ASSERT_TRUE(s.find(sent.key()));
+  EXPECT_TRUE(s.find(sent.key())->is_open());
+  s.write(events::abandoned{.key = unsent.key(), .at = store_t0 + 1s, .reason = "dependency"});
+  EXPECT_FALSE(s.find(unsent.key()));
+  // The unresolved one ends when its next outcome is final, and nothing else is left.
+  report(unresolved, outcome_kind::succeeded);
+  EXPECT_FALSE(s.find(unresolved.key()));
+  EXPECT_EQ(s.size(), 1u);
+  ASSERT_EQ(s.open_intents().size(), 1u);
+  EXPECT_EQ(s.open_intents()[0].what.key(), sent.key());
+}
+
 TEST(MemoryIntentStore, ForgetsFinishedIntentsAfterTheRetentionWindowNeverOpenOnes) {
   memory_intent_store s({.retention = 1h, .max_final = 1000});
   const auto open = order(0), done = order(1), later = order(2);
