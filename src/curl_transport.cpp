@@ -22,6 +22,7 @@
 #include "idem/transport_error.hpp"
 #include "posting_strand.hpp"
 #include "saturating_time.hpp"
+#include "strand_ref.hpp"
 #include "transfer_deadlines.hpp"
 #include "transfer_slots.hpp"
 
@@ -304,9 +305,15 @@ void curl_transport::impl::post_result(asio::any_completion_handler<signature> h
   // post()'s hop from our executor to the handler's through type-erased executors (each of
   // which copies the strand to the heap): about 3,000 instructions and 7 allocations a result.
   if (posting_strand_) {
+    // The client's handlers name its strand by reference (strand_ref.hpp), others the strand.
     const auto handler_ex = asio::get_associated_executor(handler);
-    if (const auto* theirs = handler_ex.target<strand_type>();
-        theirs && *theirs == *posting_strand_) {
+    const auto* ref = handler_ex.target<detail::strand_ref>();
+    const auto* theirs = ref ? &ref->strand() : handler_ex.target<strand_type>();
+    if (theirs && *theirs == *posting_strand_) {
+      // Queued, though the transport may be on that strand already: curl reports a round's
+      // transfers one after another, and their handlers then run one after another. Run from
+      // here, each handler's code would push curl's out of the instruction cache and back
+      // (cachegrind, 16 in flight: about 950 fewer instructions a request, 235 more misses).
       posting_strand_->execute([h = std::move(handler), r = std::move(result)]() mutable {
         std::move(h)(std::move(r));
       });

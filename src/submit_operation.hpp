@@ -18,6 +18,7 @@
 
 #include "client_core.hpp"
 #include "idem/deadline.hpp"
+#include "strand_ref.hpp"
 
 namespace idem::detail {
 
@@ -139,8 +140,10 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     std::shared_ptr<submit_operation> self;
     void (submit_operation::*on_done)(transport_result);
 
-    using executor_type = boost::asio::strand<boost::asio::any_io_executor>;
-    [[nodiscard]] executor_type get_executor() const noexcept { return self->core_->strand; }
+    using executor_type = strand_ref;  // the client's strand (strand_ref.hpp)
+    [[nodiscard]] executor_type get_executor() const noexcept {
+      return {self->core_->strand, self->core_->posting_strand};
+    }
     using cancellation_slot_type = boost::asio::cancellation_slot;
     [[nodiscard]] cancellation_slot_type get_cancellation_slot() const noexcept {
       return self->signal_.slot();

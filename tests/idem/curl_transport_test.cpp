@@ -761,6 +761,44 @@ TEST_F(curl_transport_test, OnAStrandTheHandlerRunsOnItsOwnStrandWhetherOursOrAn
   EXPECT_TRUE(other_on_theirs);
 }
 
+// A handler bound to the transport's own strand (as the client's are) may start another
+// request, and may drop the last reference to the transport while other transfers are in
+// flight: those then end, abandoned, each on its handler's strand.
+TEST_F(curl_transport_test, AHandlerOnOurStrandMayStartARequestAndEndTheTransport) {
+  raw_peer answers(io_, answer_ok_forever);
+  raw_peer silent(io_, never_answer);
+  const auto ours = asio::make_strand(asio::any_io_executor(io_.get_executor()));
+  auto t = std::make_shared<curl_transport>(ours);
+  int first = 0;
+  int second = 0;
+  std::vector<transport_result> stalled;
+  asio::post(ours, [&] {
+    for (int i = 0; i < 3; ++i) {
+      t->async_send(get_request(url(silent.port())),
+                    asio::bind_executor(ours, [&](transport_result r) {
+                      EXPECT_TRUE(ours.running_in_this_thread());
+                      stalled.push_back(std::move(r));
+                    }));
+    }
+    t->async_send(get_request(url(answers.port())),
+                  asio::bind_executor(ours, [&](transport_result r) {
+                    ++first;
+                    EXPECT_FALSE(r.ec) << r.ec.message();
+                    t->async_send(get_request(url(answers.port())),
+                                  asio::bind_executor(ours, [&](transport_result r2) {
+                                    ++second;
+                                    EXPECT_FALSE(r2.ec) << r2.ec.message();
+                                    EXPECT_EQ(t->in_flight(), 3u);
+                                    t.reset();  // the last reference
+                                  }));
+                  }));
+  });
+  ASSERT_TRUE(run_until(io_, [&] { return second == 1 && stalled.size() == 3; }));
+  EXPECT_EQ(first, 1);
+  for (const transport_result& r : stalled)
+    EXPECT_EQ(r.ec, std::errc::operation_canceled) << r.ec.message();
+}
+
 TEST_F(curl_transport_test, UseFutureWorks) {
   testing::running_server server;
   curl_transport t(io_.get_executor());
