@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <system_error>
 
@@ -21,17 +22,19 @@ namespace idem::detail {
 /// Thread-safety: none. Must stay alive, unchanged, while curl may read it.
 class curl_header_list {
  public:
-  /// The lines of `headers`, plus what takes away curl's own `Expect` (always) and
-  /// `Content-Type` (when `headers` has none), plus `User-Agent: user_agent` when `headers` has
-  /// none and `user_agent` is not empty. `transport_errc::invalid_request` for a field (the
-  /// user agent included) that could end its line or that curl would read as something else;
-  /// then nothing is set.
+  /// The lines of `headers`, plus `User-Agent: user_agent` when `headers` has none and
+  /// `user_agent` is not empty, plus, for a request that posts `posted_bytes` of body (nullopt:
+  /// none, as a GET), what takes away the fields curl would add to a post of its own: its
+  /// `Content-Type` (when `headers` has none) and, past 1,024 bytes, its `Expect` (when
+  /// `headers` has none). `transport_errc::invalid_request` for a field (the user agent
+  /// included) that could end its line or that curl would read as something else; then nothing
+  /// is set.
   ///
   /// The user agent is a line of this list rather than CURLOPT_USERAGENT: curl 7.88 formats
   /// that option into a line of its own on every request, byte by byte, before formatting the
   /// line again into the request (about 115 instructions a byte, each time).
-  [[nodiscard]] std::error_code assign(const header_list& headers,
-                                       std::string_view user_agent = {});
+  [[nodiscard]] std::error_code assign(const header_list& headers, std::string_view user_agent,
+                                       std::optional<std::size_t> posted_bytes);
 
   /// The list for CURLOPT_HTTPHEADER (nullptr before assign()).
   [[nodiscard]] curl_slist* get() noexcept { return first_; }

@@ -136,6 +136,7 @@ void curl_request::configure_request(http_request& req, const curl_transport_opt
   set(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
 
   const char* custom_method = nullptr;
+  std::optional<std::size_t> posted_bytes;  // none: curl sends no body
   if (req.method == "GET" && req.body.empty()) {
     set(CURLOPT_HTTPGET, 1L);  // also clears a kept handle's NOBODY
   } else if (req.method == "HEAD") {
@@ -151,6 +152,7 @@ void curl_request::configure_request(http_request& req, const curl_transport_opt
     set(CURLOPT_POST, 1L);
     set(CURLOPT_POSTFIELDS, body_.data());
     set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_.size()));
+    posted_bytes = body_.size();
     if (req.method != "POST") custom_method = req.method.c_str();
   }
   // nullptr clears the method a kept handle's last request may have set.
@@ -163,11 +165,12 @@ void curl_request::configure_request(http_request& req, const curl_transport_opt
     setup_error_ = ec;
     return;
   }
-  set_headers(req.headers, options.user_agent);
+  set_headers(req.headers, options.user_agent, posted_bytes);
 }
 
-void curl_request::set_headers(const header_list& headers, std::string_view user_agent) {
-  if (auto ec = headers_.assign(headers, user_agent)) {
+void curl_request::set_headers(const header_list& headers, std::string_view user_agent,
+                               std::optional<std::size_t> posted_bytes) {
+  if (auto ec = headers_.assign(headers, user_agent, posted_bytes)) {
     setup_error_ = ec;
     return;
   }

@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 #include <system_error>
 
@@ -61,7 +62,8 @@ class curl_request {
   // Takes the body out of `req`; the rest of it is not kept.
   void configure_request(http_request& req, const curl_transport_options& options,
                          const curl_proxy_settings& proxy);
-  void set_headers(const header_list& headers, std::string_view user_agent);
+  void set_headers(const header_list& headers, std::string_view user_agent,
+                   std::optional<std::size_t> posted_bytes);
   // Counts response bytes against the limit; false (and too_large_) once it is exceeded.
   bool admit(std::size_t n) noexcept;
   [[nodiscard]] bool reused_connection() const;
