@@ -278,7 +278,6 @@ submit_operation::answer submit_operation::classify_answer(http_response r) cons
   a.problem = std::move(m.problem);
   a.error = std::move(m.error);
   a.replayed = core_->opts.profile.replayed(r.headers);
-  if (const std::string* loc = r.header("Location")) a.location = *loc;
   a.retry_after = retry_after_of(r);
   a.body = std::move(r.body);
   a.headers = std::move(r.headers);
@@ -353,7 +352,8 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
   switch (a.cls) {
     case attempt_class::succeeded:
       if (a.status == 202) {
-        std::string location = a.location;
+        const std::string* where = find_header(a.headers, "Location");
+        std::string location = where ? *where : std::string();
         keep_as_last(a);
         return begin_polling(location);
       }

@@ -96,10 +96,9 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     std::string body;
     std::string problem;
     bool replayed = false;
-    std::string location;
     std::optional<std::chrono::milliseconds> retry_after;
-    std::string error;  // a client bug in words (answer_meaning::error)
-    header_list headers;
+    std::string error;    // a client bug in words (answer_meaning::error)
+    header_list headers;  // Location among them, for a 202's polling
   };
 
   void begin();
