@@ -24,8 +24,8 @@ constexpr auto bad_in_name = [] {
   return bad;
 }();
 
-// Whether any byte of `w` is zero (exact: a borrow reaches the top bit of a byte only from a
-// zero byte below it, and that zero byte is then found first).
+// Whether any byte of `w` is zero. Exact as a yes or no: a byte's top bit can be set in the
+// result without that byte being zero only through a borrow, and a borrow starts at a zero byte.
 constexpr bool has_zero_byte(std::uint64_t w) noexcept {
   return ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL) != 0;
 }
