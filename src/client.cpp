@@ -108,12 +108,12 @@ void client::submit_impl(const intent& i, submit_options options,
                          boost::asio::any_completion_handler<signature> handler) {
   auto c = core_;
   auto cancellation = detail::watch_cancellation(handler, c);
-  c->posting_strand.execute(
-      [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
-        std::vector<detail::pending_caller> callers;
-        callers.push_back({std::move(h), cancellation, std::move(o)});
-        detail::admit(c, i, std::move(callers));
-      });
+  detail::post_on(c->posting_strand,
+                  [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
+                    detail::pending_callers callers;
+                    callers.push_back({std::move(h), cancellation, std::move(o)});
+                    detail::admit(c, i, std::move(callers));
+                  });
 }
 
 void client::plan_impl(const intent& i, std::optional<std::string> depends_on,

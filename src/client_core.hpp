@@ -42,8 +42,8 @@ struct client::core {
   boost::asio::any_io_executor ex;
   // Every operation's state is touched only here.
   boost::asio::strand<boost::asio::any_io_executor> strand;
-  // The same strand, converted as post() converts it, once (posting_strand.hpp): execute() on
-  // it is a post, without post()'s conversions on every submission.
+  // The same strand, converted as post() converts it, once (posting_strand.hpp): post_on() it
+  // is a post, without post()'s conversions on every submission.
   boost::asio::strand<boost::asio::any_io_executor> posting_strand;
   client_options opts;
   std::shared_ptr<transport> net;

@@ -7,6 +7,8 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/execution.hpp>
 #include <boost/asio/strand.hpp>
+#include <memory>
+#include <utility>
 
 namespace idem::detail {
 
@@ -15,6 +17,15 @@ using io_strand = boost::asio::strand<boost::asio::any_io_executor>;
 [[nodiscard]] inline io_strand posting_strand(const io_strand& s) {
   return boost::asio::prefer(boost::asio::require(s, boost::asio::execution::blocking.never),
                              boost::asio::execution::relationship.fork);
+}
+
+/// Queues `f` on `s` and returns; `f` never runs inside this call. strand::execute() would
+/// ask the strand's type-erased executor whether it may block, and Asio 1.81's any_executor
+/// answers that question (a non-scalar property) with a heap-allocated result: one allocation
+/// per post, on every submission and every transfer's result. strand::post() does not ask.
+template <class Function>
+void post_on(const io_strand& s, Function&& f) {
+  s.post(std::forward<Function>(f), std::allocator<void>{});
 }
 
 }  // namespace idem::detail

@@ -5,7 +5,7 @@
 namespace idem::detail {
 namespace {
 
-void answer_all(const std::shared_ptr<client::core>& core, std::vector<pending_caller>& callers,
+void answer_all(const std::shared_ptr<client::core>& core, pending_callers& callers,
                 const outcome& o) {
   for (auto& c : callers)
     deliver(std::move(c.handler), o, core->ex);
@@ -41,8 +41,7 @@ outcome recorded_outcome(const intent_record& r) {
 
 }  // namespace
 
-void admit(const std::shared_ptr<client::core>& core, const intent& what,
-           std::vector<pending_caller> callers) {
+void admit(const std::shared_ptr<client::core>& core, const intent& what, pending_callers callers) {
   auto refuse = [&](std::string error) {
     answer_all(
         core, callers,

@@ -11,6 +11,7 @@
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/cancellation_type.hpp>
+#include <boost/container/small_vector.hpp>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -47,6 +48,9 @@ struct pending_caller {
   submit_options options{};  // used when this caller starts the flight; a joiner's are ignored
 };
 
+// The callers of one admission: nearly always the one submission, held in place.
+using pending_callers = boost::container::small_vector<pending_caller, 1>;
+
 // Installs the caller's slot handler, if it has a slot (nullptr if not: nothing can cancel the
 // caller). Call before posting to the strand.
 std::shared_ptr<waiter_cancellation> watch_cancellation(const outcome_handler& h,
@@ -55,8 +59,7 @@ std::shared_ptr<waiter_cancellation> watch_cancellation(const outcome_handler& h
 // A submission of `what` reaches the strand: joins the intent's flight, waits behind a flight
 // being cancelled, answers from the store (final, foreign credentials, another request under
 // the key), or starts a new flight. On the strand only.
-void admit(const std::shared_ptr<client::core>& core, const intent& what,
-           std::vector<pending_caller> callers);
+void admit(const std::shared_ptr<client::core>& core, const intent& what, pending_callers callers);
 
 class submit_operation : public std::enable_shared_from_this<submit_operation> {
  public:
@@ -183,7 +186,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   std::chrono::steady_clock::time_point start_;
   std::optional<deadline> deadline_;
   boost::asio::cancellation_signal signal_;  // cancels the one wait or transfer outstanding
-  std::vector<waiter> waiters_;
+  // Most flights have one caller: held in place, not in an allocation of its own.
+  boost::container::small_vector<waiter, 1> waiters_;
   std::uint64_t next_waiter_id_ = 0;
 
   std::uint32_t earlier_attempts_ = 0;         // attempts of earlier submissions (per the store)
@@ -221,7 +225,7 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     explicit rare_state(const backoff_policy& policy) : retries(policy), lookups(policy) {}
     backoff retries;
     backoff lookups;
-    std::vector<pending_caller> successors;  // submissions that arrived while cancelling
+    pending_callers successors;  // submissions that arrived while cancelling
     std::string poll_url;
     std::chrono::steady_clock::time_point next_resend;
     std::uint64_t park_generation = 0;

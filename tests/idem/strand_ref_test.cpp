@@ -1,7 +1,8 @@
 // The executor the client's transfer handlers name (src/strand_ref.hpp): what it runs, runs on
 // the client's strand; dispatch() from the strand runs at once, post() never does (require
 // blocking.never picks the posting form); and a type-erased handler's executor still says
-// which strand it is, as the transport asks.
+// which strand it is, as the transport asks. post_on() (src/posting_strand.hpp), which the
+// client and the transport use to queue onto that strand, runs on it, in order, never at once.
 
 #include "src/strand_ref.hpp"
 
@@ -75,6 +76,39 @@ TEST_F(StrandRef, ATypeErasedHandlerStillSaysWhichStrandItIsOn) {
   EXPECT_EQ(target->strand(), posting_);
   io_strand other = asio::make_strand(asio::any_io_executor(io_.get_executor()));
   EXPECT_FALSE(target->strand() == other);
+}
+
+TEST_F(StrandRef, PostOnRunsOnTheStrandInOrderAndNeverAtOnce) {
+  std::vector<int> order;
+  bool on_strand = true;
+  asio::post(strand_, [&] {
+    post_on(posting_, [&] {
+      on_strand = on_strand && strand_.running_in_this_thread();
+      order.push_back(3);
+    });
+    asio::post(strand_, [&] { order.push_back(4); });
+    post_on(posting_, [&] {
+      on_strand = on_strand && strand_.running_in_this_thread();
+      order.push_back(5);
+    });
+    order.push_back(1);
+  });
+  // From outside the strand too: queued behind what the strand already holds.
+  post_on(posting_, [&] {
+    on_strand = on_strand && strand_.running_in_this_thread();
+    order.push_back(2);
+  });
+  io_.run();
+  EXPECT_TRUE(on_strand);
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4, 5}));
+}
+
+TEST_F(StrandRef, PostOnKeepsTheContextRunningUntilItsFunctionHasRun) {
+  // Nothing else holds work: run() returns only once the queued function has run.
+  int runs = 0;
+  post_on(posting_, [&] { post_on(posting_, [&] { ++runs; }); });
+  EXPECT_GT(io_.run(), 0U);
+  EXPECT_EQ(runs, 1);
 }
 
 }  // namespace
