@@ -36,12 +36,13 @@ struct hashed_key_hash {
 };
 
 /// For maps whose keys are strings of their own (each node keeps its key's text): hash_text,
-/// which libstdc++ counts as fast, so such a map hashes at every size (it keeps no hash in the
-/// node, and hashes a neighbour's key where std::hash's would compare a kept one).
+/// which libstdc++ counts as fast, so such a map hashes at every size. Deliberately not
+/// noexcept: libstdc++ keeps a hash in each node only for a hasher that is slow or may throw,
+/// and without one a lookup in a map of thousands of open intents would hash the keys of the
+/// entries it passes (and a rehash every key) where it compares kept hashes; eight bytes a node,
+/// as a std::hash-keyed map had.
 struct text_hash {
-  [[nodiscard]] std::size_t operator()(std::string_view text) const noexcept {
-    return hash_text(text);
-  }
+  [[nodiscard]] std::size_t operator()(std::string_view text) const { return hash_text(text); }
 };
 
 }  // namespace idem::detail

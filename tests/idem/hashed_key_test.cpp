@@ -57,5 +57,17 @@ TEST(HashedKey, KeysAsTheClientMintsThemDoNotCollide) {
   EXPECT_EQ(seen.size(), texts);
 }
 
+#if defined(__GLIBCXX__)
+// What the SQLite journal's maps (string keys, text_hash) rely on in libstdc++, which decides
+// both from the hasher's type: hashed at every size (no linear scan of up to 20 entries, as for
+// std::hash of a string), and each node keeping its key's hash, so that a lookup in a map of
+// thousands of open intents compares kept hashes rather than hashing the keys of the entries
+// it passes (nor does a rehash hash every key again).
+TEST(HashedKey, TextHashedMapsHashAtEverySizeAndKeepTheHashInTheNode) {
+  EXPECT_EQ(std::__detail::_Hashtable_hash_traits<text_hash>::__small_size_threshold(), 0U);
+  EXPECT_TRUE((std::__cache_default<std::string, text_hash>::value));
+}
+#endif
+
 }  // namespace
 }  // namespace idem::detail
