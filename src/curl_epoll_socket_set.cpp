@@ -75,6 +75,7 @@ epoll_socket_set::entry* epoll_socket_set::adopt(curl_socket_t fd, bool owned) n
 void epoll_socket_set::leave_set(curl_socket_t fd, entry& e) noexcept {
   if (!e.in_set) return;
   ::epoll_ctl(epoll_.native_handle(), EPOLL_CTL_DEL, fd, nullptr);
+  ++set_changes_;
   e.in_set = false;
 }
 
@@ -156,15 +157,20 @@ void epoll_socket_set::want(curl_socket_t fd, int what,
 }
 
 bool epoll_socket_set::set_events(curl_socket_t fd, entry& e, std::uint8_t wanted) noexcept {
+  // Registered for these already (a kept connection reused to read its next answer): the
+  // kernel has nothing to change, nor anything to report that it has not queued (the file's
+  // header says why).
+  if (e.in_set && e.registered == wanted) return true;
   epoll_event ev{};
   ev.events = epoll_events_for(wanted);
   ev.data.u64 = (static_cast<std::uint64_t>(e.generation) << 32) | static_cast<std::uint32_t>(fd);
-  // A MOD (even to the events it has) of a descriptor that is ready queues it at once and
-  // wakes the set's waiter, as an ADD does: a connection that became readable while it was in
-  // curl's cache, its report perhaps consumed meanwhile, is reported when curl wants it again.
+  // An ADD, or a MOD to other events, of a descriptor that is ready for them queues it at once
+  // and wakes the set's waiter.
+  ++set_changes_;
   if (::epoll_ctl(epoll_.native_handle(), e.in_set ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) != 0)
     return false;
   e.in_set = true;
+  e.registered = wanted;
   return true;
 }
 

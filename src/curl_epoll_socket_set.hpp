@@ -13,14 +13,19 @@
 // curl did not drain is reported again.
 //
 // A connection curl lets go of (CURL_POLL_REMOVE: its transfer ended, it waits in curl's cache)
-// stays in the set as it is, with no system call; when curl reuses it, an EPOLL_CTL_MOD asks for
-// what curl wants (and, like an ADD, reports it at once if it is ready): one system call per
-// request on a kept connection, where leaving and joining the set (EPOLL_CTL_DEL, then
-// EPOLL_CTL_ADD) were two, and made the kernel free and make its registration every time. A
-// kept connection that becomes ready while curl does not want it (the server closed it) is
-// taken out of the set when reported, so that it is not reported over and over. Each registration
-// carries its descriptor's generation, so a report for a descriptor that was closed and whose
-// number was reused by the time the report is read is dropped, not handed to the new connection.
+// stays in the set as it is, with no system call. When curl reuses it for what it was last
+// registered for (reading the next answer, nearly always), nothing changes in the kernel either:
+// no system call, where leaving and joining the set (EPOLL_CTL_DEL, then EPOLL_CTL_ADD) were two
+// per request and an EPOLL_CTL_MOD to the same events one. Such a MOD could not report anything
+// an unchanged registration does not: the kernel queues a ready descriptor when it becomes ready
+// (and keeps a level-triggered one queued while it stays ready), and a MOD wakes the waiter only
+// for a ready descriptor that is not queued yet, which with unchanged events none is. Only other
+// events take a MOD. A kept connection that becomes ready while curl does not want it (the
+// server closed it) is taken out of the set when reported, so that it is not reported over and
+// over, and joins it again (EPOLL_CTL_ADD, which reports it at once) if curl wants it. Each
+// registration carries its descriptor's generation, so a report for a descriptor that was closed
+// and whose number was reused by the time the report is read is dropped, not handed to the new
+// connection.
 //
 // Ownership is as in socket_table: connection sockets are made (CURLOPT_OPENSOCKETFUNCTION) and
 // closed (CURLOPT_CLOSESOCKETFUNCTION) here; curl's own descriptors (the threaded resolver's
@@ -68,14 +73,17 @@ class epoll_socket_set {
   [[nodiscard]] std::size_t size() const noexcept { return known_; }
   /// Descriptors curl wants something of now.
   [[nodiscard]] std::size_t watched() const noexcept { return watched_; }
+  /// Changes asked of the kernel's epoll set so far (epoll_ctl calls).
+  [[nodiscard]] std::uint64_t set_changes() const noexcept { return set_changes_; }
 
  private:
   struct entry {
     std::uint32_t generation = 0;  ///< of the descriptor now under this number
     std::uint8_t wanted = 0;       ///< CURL_POLL_IN / _OUT / _INOUT, 0: curl wants nothing
     bool known = false;
-    bool owned = false;   ///< made by open(): closed here
-    bool in_set = false;  ///< in the epoll set (with its last events while `wanted` is 0)
+    bool owned = false;           ///< made by open(): closed here
+    bool in_set = false;          ///< in the epoll set, for `registered`
+    std::uint8_t registered = 0;  ///< what the set watches it for (CURL_POLL_* bits) when in_set
   };
 
   entry* find(curl_socket_t fd) noexcept;
@@ -98,6 +106,7 @@ class epoll_socket_set {
   std::size_t known_ = 0;
   std::size_t watched_ = 0;
   std::uint32_t next_generation_ = 0;
+  std::uint64_t set_changes_ = 0;
   bool waiting_ = false;  // an async_wait on epoll_ has not completed yet
 };
 

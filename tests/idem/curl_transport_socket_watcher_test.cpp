@@ -401,5 +401,50 @@ TYPED_TEST(socket_watcher_test, ManyReadyDescriptorsAreAllReported) {
   EXPECT_EQ(static_cast<int>(this->reports_.size()), count);
 }
 
+#if defined(__linux__)
+TEST(EpollSocketSet, AKeptConnectionReusedToReadCostsTheKernelNothingYetIsReportedEachTime) {
+  // Request after request on one connection, as curl drives a kept one: only the first time it
+  // is watched does the kernel's set change; reusing it to read the next answer does not (it
+  // was an EPOLL_CTL_MOD per request), and every answer is still reported. Wanting it for
+  // something else (writing) does change the set, and is reported too.
+  boost::asio::io_context io;
+  std::vector<report> reports;
+  epoll_socket_set set(io.get_executor(), [&](curl_socket_t fd, int events) {
+    reports.push_back({fd, events});
+  });
+  const auto owner = std::make_shared<int>(0);
+  loopback_listener server;
+  const curl_socket_t conn = set.open(ipv4_address());
+  ASSERT_NE(conn, CURL_SOCKET_BAD);
+  const int accepted = server.connect(conn);
+  ASSERT_GE(accepted, 0);
+  for (int round = 0; round < 5; ++round) {
+    const std::size_t before = reports.size();
+    set.want(conn, CURL_POLL_IN, owner);
+    ASSERT_EQ(::write(accepted, "x", 1), 1);
+    ASSERT_TRUE(run_until(io, [&] { return reports.size() > before; })) << "round " << round;
+    EXPECT_EQ(reports[before].fd, conn);
+    EXPECT_NE(reports[before].events & CURL_CSELECT_IN, 0);
+    char byte = 0;
+    EXPECT_EQ(::read(conn, &byte, 1), 1);
+    set.want(conn, CURL_POLL_REMOVE, nullptr);
+    io.restart();
+    io.run_for(test::hang_limit);
+    EXPECT_TRUE(io.stopped()) << "round " << round;
+  }
+  EXPECT_EQ(set.set_changes(), 1U);
+
+  const std::size_t before = reports.size();
+  set.want(conn, CURL_POLL_OUT, owner);
+  ASSERT_TRUE(run_until(io, [&] { return reports.size() > before; }));
+  EXPECT_EQ(reports[before].fd, conn);
+  EXPECT_NE(reports[before].events & CURL_CSELECT_OUT, 0);
+  EXPECT_EQ(set.set_changes(), 2U);
+  set.want(conn, CURL_POLL_REMOVE, nullptr);
+  ::close(accepted);
+  EXPECT_EQ(set.close(conn), 0);
+}
+#endif
+
 }  // namespace
 }  // namespace idem::detail
