@@ -206,12 +206,15 @@ void submit_operation::send(http_request req, void (submit_operation::*on_done)(
 void submit_operation::next_attempt() {
   if (stopping()) return finish_stopped();
   if (park_if_offline(&submit_operation::next_attempt)) return;
-  if (!deadline_->can_start_attempt(deadline_now())) return settle();
-  send_write();
+  // One reading of each clock for the attempt's checks, its timeout and its journal line: a
+  // clock read costs about 25 ns on the development VM, where curl itself reads the clock about
+  // 35 times a request, and the reads were a visible share of an intent's CPU time.
+  const auto now = deadline_now();
+  if (!deadline_->can_start_attempt(now)) return settle();
+  send_write(now);
 }
 
-void submit_operation::send_write() {
-  const auto now = deadline_now();
+void submit_operation::send_write(std::chrono::steady_clock::time_point now) {
   const milliseconds timeout = deadline_->attempt_timeout(now);
   auto req = make_request(intent_.op().method, absolute(intent_.op().path), timeout);
   req.headers.emplace_back(core_->opts.key_header, intent_.key().str());
@@ -230,12 +233,13 @@ void submit_operation::send_write() {
   req.body = detail::intent_builder::body_of(intent_);  // shared, not copied
 
   ++attempts_;
-  if (!first_attempt_at_) first_attempt_at_ = wall_now();
+  const wall_time at = wall_now();
+  if (!first_attempt_at_) first_attempt_at_ = at;
   // Durable before the first byte leaves: a process that dies from here on counts this
   // attempt as maybe sent.
   write_durably(
       events::attempt_started{
-          .key = intent_.key(), .number = earlier_attempts_ + attempts_, .at = wall_now()},
+          .key = intent_.key(), .number = earlier_attempts_ + attempts_, .at = at},
       [this, req = std::move(req)]() mutable { send_write_journaled(std::move(req)); },
       [this] { unsent_attempt("journal write failed"); });
 }

@@ -113,7 +113,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void unsent_attempt(const char* why);
   void check_stale_key();
   void next_attempt();
-  void send_write();
+  // `now`: deadline_now(), as next_attempt() just read it.
+  void send_write(std::chrono::steady_clock::time_point now);
   void send_write_journaled(http_request req);
   void on_write_done(transport_result r);
   void handle_answer(answer a, bool may_have_executed_before);

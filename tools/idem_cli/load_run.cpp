@@ -91,13 +91,13 @@ load_summary load_run::summary() const {
   return s;
 }
 
-progress load_run::current() const {
+progress load_run::current(clock::time_point now) const {
   return {.done = done_,
           .total = total_,
           .succeeded = counts_.succeeded,
           .open = counts_.unresolved + counts_.not_sent,
           .rejected = counts_.rejected,
-          .elapsed = std::chrono::duration_cast<milliseconds>(clock::now() - start_)};
+          .elapsed = std::chrono::duration_cast<milliseconds>(now - start_)};
 }
 
 bool load_run::plan_more() {
@@ -172,7 +172,7 @@ void load_run::on_outcome(const idempotency_key& key, clock::time_point started,
     }
   }
   after_.erase(first, last);
-  bar_.update(current());
+  bar_.update(current(now));  // the outcome's own reading: one clock read fewer per intent
   check_finished();
   fill();
 }

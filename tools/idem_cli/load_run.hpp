@@ -48,7 +48,9 @@ class load_run {
   void interrupt();
 
   [[nodiscard]] load_summary summary() const;
-  [[nodiscard]] progress current() const;
+  [[nodiscard]] progress current() const { return current(std::chrono::steady_clock::now()); }
+  /// As of `now` (a clock reading the caller has already made).
+  [[nodiscard]] progress current(std::chrono::steady_clock::time_point now) const;
 
  private:
   void fill();
