@@ -25,7 +25,13 @@ using io_strand = boost::asio::strand<boost::asio::any_io_executor>;
 /// per post, on every submission and every transfer's result. strand::post() does not ask.
 template <class Function>
 void post_on(const io_strand& s, Function&& f) {
+#if defined(BOOST_ASIO_NO_TS_EXECUTORS)
+  // A build without the Networking TS interface has no strand::post(): `s` is the posting
+  // strand (never blocking), so execute() queues as well, with the allocation.
+  s.execute(std::forward<Function>(f));
+#else
   s.post(std::forward<Function>(f), std::allocator<void>{});
+#endif
 }
 
 }  // namespace idem::detail
