@@ -654,8 +654,8 @@ idem-cli at 1.19×: most of the gap is the intent layer's.
 ### Sixteenth round: a system call fewer per request
 
 The tables above are a run of bee698d with dcffec1 (the fifteenth round's last commit) in the
-before columns, five repetitions per client and point (three before; this host's spread made
-three too few to rank two builds). Against the minimal server at 16 in flight CPU per intent is
+before columns, five repetitions per client and point (the harness's default from this round
+on; three before, which this host's spread made too few to rank two builds). Against the minimal server at 16 in flight CPU per intent is
 1.13× raw libcurl's (before: 1.25× in the same run) and throughput 0.89× (0.80×): both still
 short of their targets (≤ 1.1×, ≥ 0.95×). Against the mock server 1.01× (1.06×) and 1.00×
 (0.99×); the memory per in-flight intent at 5,000 1,204 B (1,206 B). The harness's "Where

@@ -27,7 +27,8 @@ struct point {
 };
 
 struct plan {
-  int repetitions = 3;     ///< runs per client and point (the median is reported)
+  int repetitions = 5;     ///< runs per client and point (the median is reported); three
+                           ///< were too few on a shared 2-core VM to rank two builds
   double run_seconds = 2;  ///< what calibrated runs aim at
   std::vector<point> points;
   /// The deadline overshoot run: every request delayed past the deadline.
