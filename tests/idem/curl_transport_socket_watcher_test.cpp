@@ -15,6 +15,7 @@
 
 #include <array>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -246,6 +247,41 @@ TYPED_TEST(socket_watcher_test, AConnectionThatHangsUpWhileUnwatchedIsReportedOn
   ASSERT_TRUE(run_until(this->io_, [&] { return this->reports_.size() > before; }));
   EXPECT_EQ(this->reports_[before].fd, kept);
   EXPECT_NE(this->reports_[before].events & CURL_CSELECT_IN, 0);  // the read finds the end
+  EXPECT_EQ(this->watcher_.close(kept), 0);
+}
+
+TYPED_TEST(socket_watcher_test, AConnectionThatHangsUpWhileTheWatcherIsIdleIsReportedWhenWanted) {
+  // Nothing is watched (the watcher's own wait is over) while the server closes a kept
+  // connection, and the loop goes on running other work meanwhile, so the reactor sees the
+  // readiness with nobody waiting for it. When curl wants the connection again, for what it
+  // was watched for before, its end is still reported.
+  loopback_listener server;
+  const auto [kept, accepted] = this->connect_owned(server);
+  ASSERT_GE(accepted, 0);
+  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);
+  this->watcher_.want(kept, CURL_POLL_REMOVE, nullptr);
+  EXPECT_TRUE(this->run_until_idle());
+  ::shutdown(accepted, SHUT_RDWR);
+  ::close(accepted);
+  pollfd p{.fd = kept, .events = POLLIN, .revents = 0};
+  ASSERT_EQ(::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(test::hang_limit).count())),
+            1);  // the end arrived
+  // Other work on the loop: its reactor runs, finds the watcher's descriptor ready and nobody
+  // waiting on it.
+  bool other_ran = false;
+  boost::asio::post(this->io_, [&] { other_ran = true; });
+  this->io_.restart();
+  this->io_.poll();
+  this->io_.poll();
+  ASSERT_TRUE(other_ran);
+  EXPECT_TRUE(this->reports_.empty());
+
+  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);  // curl takes it from its cache
+  ASSERT_TRUE(run_until(this->io_, [&] { return !this->reports_.empty(); }))
+      << "the hang-up seen while idle was never reported";
+  EXPECT_EQ(this->reports_.front().fd, kept);
+  EXPECT_NE(this->reports_.front().events & CURL_CSELECT_IN, 0);
+  this->watcher_.want(kept, CURL_POLL_REMOVE, nullptr);
   EXPECT_EQ(this->watcher_.close(kept), 0);
 }
 
