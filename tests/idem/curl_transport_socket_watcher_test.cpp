@@ -119,6 +119,21 @@ class socket_watcher_test : public ::testing::Test {
     return {fd, fd == CURL_SOCKET_BAD ? -1 : server.connect(fd)};
   }
 
+  // A connection curl used once and keeps in its cache: watched for reading, then let go of.
+  std::pair<curl_socket_t, int> kept_connection(const loopback_listener& server) {
+    auto conn = connect_owned(server);
+    watcher_.want(conn.first, CURL_POLL_IN, owner_);
+    watcher_.want(conn.first, CURL_POLL_REMOVE, nullptr);
+    return conn;
+  }
+
+  // Blocks until `fd` is readable (the other end's data or its end has arrived); true if so.
+  static bool readable_soon(curl_socket_t fd) {
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    return ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(test::hang_limit).count())) ==
+           1;
+  }
+
   boost::asio::io_context io_;
   std::vector<report> reports_;
   std::function<void(curl_socket_t, int)> on_report_;      // runs after each report is recorded
@@ -225,11 +240,9 @@ TYPED_TEST(socket_watcher_test, AConnectionThatHangsUpWhileUnwatchedIsReportedOn
   // A kept connection waits in curl's cache, unwatched, while other transfers run; the server
   // closes it there. Nothing is said of it until curl wants it again, and then its end is.
   loopback_listener server;
-  const auto [kept, accepted] = this->connect_owned(server);
+  const auto [kept, accepted] = this->kept_connection(server);  // its transfer ended
   ASSERT_GE(accepted, 0);
-  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);
-  this->watcher_.want(kept, CURL_POLL_REMOVE, nullptr);  // its transfer ended
-  socket_pair busy;                                      // another transfer, watched throughout
+  socket_pair busy;  // another transfer, watched throughout
   this->watcher_.want(busy.ours, CURL_POLL_IN, this->owner_);
   ::shutdown(accepted, SHUT_RDWR);
   ::close(accepted);
@@ -256,16 +269,12 @@ TYPED_TEST(socket_watcher_test, AConnectionThatHangsUpWhileTheWatcherIsIdleIsRep
   // readiness with nobody waiting for it. When curl wants the connection again, for what it
   // was watched for before, its end is still reported.
   loopback_listener server;
-  const auto [kept, accepted] = this->connect_owned(server);
+  const auto [kept, accepted] = this->kept_connection(server);
   ASSERT_GE(accepted, 0);
-  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);
-  this->watcher_.want(kept, CURL_POLL_REMOVE, nullptr);
   EXPECT_TRUE(this->run_until_idle());
   ::shutdown(accepted, SHUT_RDWR);
   ::close(accepted);
-  pollfd p{.fd = kept, .events = POLLIN, .revents = 0};
-  ASSERT_EQ(::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(test::hang_limit).count())),
-            1);  // the end arrived
+  ASSERT_TRUE(this->readable_soon(kept));  // the end arrived
   // Other work on the loop: its reactor runs, finds the watcher's descriptor ready and nobody
   // waiting on it.
   bool other_ran = false;
@@ -289,16 +298,12 @@ TYPED_TEST(socket_watcher_test, AConnectionClosedInCurlsCacheDoesNotKeepTheLoopT
   // Another transfer waits (nothing ready) while a kept, unwatched connection is closed by the
   // server: once that has been seen, a round of the loop must find nothing to do.
   loopback_listener server;
-  const auto [kept, accepted] = this->connect_owned(server);
+  const auto [kept, accepted] = this->kept_connection(server);
   ASSERT_GE(accepted, 0);
-  this->watcher_.want(kept, CURL_POLL_IN, this->owner_);
-  this->watcher_.want(kept, CURL_POLL_REMOVE, nullptr);
   socket_pair waiting;
   this->watcher_.want(waiting.ours, CURL_POLL_IN, this->owner_);
   ::close(accepted);
-  pollfd p{.fd = kept, .events = POLLIN, .revents = 0};
-  ASSERT_EQ(::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(test::hang_limit).count())),
-            1);  // the end arrived
+  ASSERT_TRUE(this->readable_soon(kept));  // the end arrived
   this->io_.restart();
   std::size_t rounds = 0;
   while (this->io_.poll_one() != 0 && ++rounds < 1000) {
