@@ -23,8 +23,38 @@ submit_operation::rare_state& submit_operation::rare() {
   return *rare_;
 }
 
+// While it lives, the operation's clock readings are taken once and shared (sched_now). It
+// leaves the readings as it found them: a handler run inline within another's chain (a
+// transport that completes at once) reads afresh and the outer chain keeps its own.
+class submit_operation::reading_scope {
+ public:
+  explicit reading_scope(const submit_operation& op) noexcept
+      : op_(op), bits_(op.readings_), steady_(op.steady_reading_), wall_(op.wall_reading_) {
+    op_.readings_ = readings_on;
+  }
+  ~reading_scope() {
+    op_.readings_ = bits_;
+    op_.steady_reading_ = steady_;
+    op_.wall_reading_ = wall_;
+  }
+  reading_scope(const reading_scope&) = delete;
+  reading_scope& operator=(const reading_scope&) = delete;
+
+ private:
+  const submit_operation& op_;
+  std::uint8_t bits_;
+  std::chrono::steady_clock::time_point steady_;
+  wall_time wall_;
+};
+
+void submit_operation::transfer_done::operator()(transport_result r) const {
+  const reading_scope readings(*self);
+  ((*self).*on_done)(std::move(r));
+}
+
 void submit_operation::start(std::optional<intent_record> earlier) {
-  start_ = core_->sched->now();
+  const reading_scope readings(*this);
+  start_ = sched_now();
   offline_at_start_ = core_->offline_total(start_);
   deadline_.emplace(start_, options_.deadline.value_or(core_->opts.deadline));
   if (!earlier) {
@@ -127,11 +157,25 @@ void submit_operation::follow(pending_caller c) {
 }
 
 wall_time submit_operation::wall_now() const {
-  return core_->sched->wall_now();
+  if ((readings_ & readings_on) == 0) return core_->sched->wall_now();
+  if ((readings_ & wall_read) == 0) {
+    wall_reading_ = core_->sched->wall_now();
+    readings_ |= wall_read;
+  }
+  return wall_reading_;
+}
+
+std::chrono::steady_clock::time_point submit_operation::sched_now() const {
+  if ((readings_ & readings_on) == 0) return core_->sched->now();
+  if ((readings_ & steady_read) == 0) {
+    steady_reading_ = core_->sched->now();
+    readings_ |= steady_read;
+  }
+  return steady_reading_;
 }
 
 milliseconds submit_operation::elapsed() const {
-  return std::chrono::duration_cast<milliseconds>(core_->sched->now() - start_);
+  return std::chrono::duration_cast<milliseconds>(sched_now() - start_);
 }
 
 bool submit_operation::failed_attempts_exhausted() const {
@@ -183,7 +227,7 @@ std::optional<milliseconds> submit_operation::retry_after_of(const http_response
   if (!value) return std::nullopt;
   const std::string* date = r.header("Date");
   return parse_retry_after(*value, date ? std::optional<std::string_view>(*date) : std::nullopt,
-                           core_->sched->wall_now());
+                           wall_now());
 }
 
 void submit_operation::wait(milliseconds d, std::function<void()> next) {
@@ -199,7 +243,7 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
 
 void submit_operation::send(http_request req, void (submit_operation::*on_done)(transport_result)) {
   if (core_->opts.decorate) core_->opts.decorate(req);
-  transfer_due_ = saturating_add(core_->sched->now(), req.timeout);
+  transfer_due_ = saturating_add(sched_now(), req.timeout);
   core_->net->async_send(std::move(req), transfer_done{shared_from_this(), on_done});
 }
 
@@ -259,7 +303,7 @@ void submit_operation::send_write_journaled(http_request req) {
     unsent_attempt("cancelled before sending");
     return finish_stopped();
   }
-  const auto now = core_->sched->now();
+  const auto now = sched_now();
   if (attempts_ == 1) {
     core_->budget.on_first_attempt(now);
   } else {
@@ -295,7 +339,7 @@ void submit_operation::note_lateness(const transport_result& r) {
     lateness_ = std::chrono::steady_clock::duration{0};
     return;
   }
-  const auto now = core_->sched->now();
+  const auto now = sched_now();
   lateness_ = std::max(now - transfer_due_, std::chrono::steady_clock::duration{0});
   core_->ends.on_timed_out(now, lateness_);
 }
@@ -329,7 +373,7 @@ void submit_operation::on_write_done(transport_result r) {
       .request_id = std::move(request_id),
       .problem_type = a.problem,
       .transport_error = r.failure == transport_failure::none ? std::string{} : r.ec.message(),
-      .took = std::chrono::duration_cast<milliseconds>(core_->sched->now() - attempt_started_)});
+      .took = std::chrono::duration_cast<milliseconds>(sched_now() - attempt_started_)});
   if (a.cls != attempt_class::not_sent) all_not_sent_ = false;
   const bool before = may_have_executed_;
   if (may_have_executed(a.cls)) may_have_executed_ = true;
@@ -427,7 +471,7 @@ void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
 }
 
 void submit_operation::acquire_token() {
-  const auto now = core_->sched->now();
+  const auto now = sched_now();
   if (core_->budget.try_spend(now)) return next_attempt();
   // An empty budget means "not now", not "never": wait for the trickle within the deadline.
   const milliseconds until = std::max(core_->budget.time_until_token(now), milliseconds{1});

@@ -131,7 +131,12 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // `record` false: the outcome is the caller's answer but no state change of the intent (a
   // refusal before sending must not close an intent whose earlier attempts may have executed).
   void finish(outcome_fields f, bool record = true);
+  // The scheduler's clocks. Inside a reading_scope (one handler's synchronous chain: a
+  // flight's start, an attempt's end) each is read once and that reading is shared; outside,
+  // every call reads afresh.
   [[nodiscard]] wall_time wall_now() const;
+  [[nodiscard]] std::chrono::steady_clock::time_point sched_now() const;
+  class reading_scope;
   void wait(std::chrono::milliseconds d, std::function<void()> next);
   // Sends `req` as the one transfer outstanding (cancellable), then calls on_done on the strand.
   void send(http_request req, void (submit_operation::*on_done)(transport_result));
@@ -151,7 +156,7 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     [[nodiscard]] cancellation_slot_type get_cancellation_slot() const noexcept {
       return self->signal_.slot();
     }
-    void operator()(transport_result r) const { ((*self).*on_done)(std::move(r)); }
+    void operator()(transport_result r) const;
   };
   [[nodiscard]] http_request make_request(std::string method, std::string url,
                                           std::chrono::milliseconds timeout) const;
@@ -214,6 +219,12 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // The last HTTP answer to a write, for an unresolved outcome's status; allocated only when a
   // submission goes on after an answer (most in flight never have one).
   std::unique_ptr<answer> last_answer_;
+
+  // The readings of a reading_scope (see sched_now): valid while the matching bit is set.
+  enum reading_bits : std::uint8_t { readings_on = 1, steady_read = 2, wall_read = 4 };
+  mutable std::uint8_t readings_ = 0;
+  mutable std::chrono::steady_clock::time_point steady_reading_{};
+  mutable wall_time wall_reading_{};
 
   bool parked_ = false;            // waiting for the network (in core::parked)
   bool stopped_at_start_ = false;  // a shutdown stopped it before it began (stop_at_start())

@@ -60,7 +60,7 @@ void submit_operation::redrive() {
 }
 
 std::chrono::steady_clock::time_point submit_operation::deadline_now() const {
-  const auto now = core_->sched->now();
+  const auto now = sched_now();
   if (!core_->opts.lifecycle.pause_deadline_while_offline) return now;
   return now - (core_->offline_total(now) - offline_at_start_);
 }

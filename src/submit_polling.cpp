@@ -19,7 +19,7 @@ void submit_operation::begin_polling(const std::string& location) {
     std::string url = absolute(location);
     if (same_origin(url)) rare().poll_url = std::move(url);
   }
-  rare().next_resend = core_->sched->now() + core_->opts.resend_interval;
+  rare().next_resend = sched_now() + core_->opts.resend_interval;
   schedule_poll();
 }
 
@@ -37,7 +37,7 @@ void submit_operation::schedule_poll() {
 void submit_operation::poll_once() {
   if (park_if_offline(&submit_operation::poll_once)) return;
   if (!deadline_->can_start_attempt(deadline_now())) return settle();
-  const auto now = core_->sched->now();
+  const auto now = sched_now();
   // Re-sending the POST with the same key lets the server take over a crashed executor's
   // expired lease; a busy original just answers 202 or 409 again. A re-send is a retry like any
   // other: it needs a token from the retry budget, else this round polls (or waits) instead.
@@ -60,7 +60,7 @@ void submit_operation::on_poll_done(transport_result r) {
   }
   if (r.response.status == 404) {
     // The status record is gone (purged, or another server): ask with the POST itself.
-    rare().next_resend = core_->sched->now();
+    rare().next_resend = sched_now();
     return schedule_poll();
   }
   auto body = parse_answer(r.response.body);  // too deep to read: no answer, poll again

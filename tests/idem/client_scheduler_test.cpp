@@ -8,7 +8,9 @@
 #include <boost/asio/io_context.hpp>
 #include <optional>
 
+#include "idem/client.hpp"
 #include "idem/intent.hpp"
+#include "idem/memory_intent_store.hpp"
 #include "idem/orders.hpp"
 #include "idem/scheduler.hpp"
 #include "idem/testing/fake_scheduler.hpp"
@@ -108,6 +110,55 @@ TEST(fake_scheduler_test, ManualModeCompletesOnlyWhatIsDue) {
   io.poll();
   ASSERT_TRUE(got);
   EXPECT_EQ(*got, std::make_error_code(std::errc::operation_canceled));
+}
+
+// Answers every request at once, from inside the call, after the virtual clock has moved on by
+// `takes` (a transport of the app's own may do either; idem's own never answers inline).
+class inline_transport final : public transport {
+ public:
+  inline_transport(std::shared_ptr<fake_scheduler> clock, std::chrono::milliseconds takes)
+      : clock_(std::move(clock)), takes_(takes) {}
+
+ protected:
+  void send_impl(http_request, boost::asio::any_completion_handler<signature> handler) override {
+    clock_->pass(takes_);
+    transport_result r;
+    r.response.status = 201;
+    std::move(handler)(std::move(r));
+  }
+
+ private:
+  std::shared_ptr<fake_scheduler> clock_;
+  std::chrono::milliseconds takes_;
+};
+
+// A flight reads each clock once per synchronous chain (its start, an attempt's end) and
+// shares the reading. An answer handled inside the chain that sent it is a chain of its own:
+// timed by a reading taken after the clock moved, not by the sending chain's.
+TEST(client_clock_test, AnAnswerGivenInsideTheSendIsTimedByAReadingOfItsOwn) {
+  asio::io_context io;
+  auto clock = std::make_shared<fake_scheduler>(io.get_executor());
+  auto store = std::make_shared<memory_intent_store>();
+  client_options o;
+  o.base_url = "http://api.test";
+  o.store = store;
+  client c(io.get_executor(), o, std::make_shared<inline_transport>(clock, 250ms), clock);
+  const auto order =
+      orders::create({.merchant_order_id = "m-1",
+                      .customer_id = "c",
+                      .currency = "EUR",
+                      .amount_minor = 10,
+                      .items = {{.sku = "s", .quantity = 1, .unit_price_minor = 10}}});
+  std::optional<outcome> got;
+  c.async_submit(order, [&](outcome out) { got = std::move(out); });
+  io.run();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind(), outcome_kind::succeeded);
+  EXPECT_EQ(got->elapsed(), 250ms);
+  const auto record = store->find(order.key());
+  ASSERT_TRUE(record);
+  ASSERT_TRUE(record->finished_at);
+  EXPECT_EQ(*record->finished_at - record->created_at, 250ms);
 }
 
 TEST(intent_test, KeyIsMintedOnceAndRestoredUnchanged) {
