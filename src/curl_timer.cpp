@@ -21,9 +21,8 @@ void curl_timer::set(long timeout_ms, const std::shared_ptr<void>& keep_alive) {
     }
     return;  // a pending post finds no expiry and does nothing
   }
-  const auto at = clock::now() + std::chrono::milliseconds(timeout_ms);
-  expiry_ = at;
   if (timeout_ms == 0) {
+    expiry_ = at_once;
     // Acting here would re-enter curl from its own callback: post, once.
     if (!post_pending_) {
       post_pending_ = true;
@@ -32,8 +31,14 @@ void curl_timer::set(long timeout_ms, const std::shared_ptr<void>& keep_alive) {
     }
     return;
   }
+  const auto at = clock::now() + std::chrono::milliseconds(timeout_ms);
+  expiry_ = at;
   if (waiting_ && *waiting_ <= at) return;  // fires first, then waits for the rest
   arm(at, keep_alive);
+}
+
+bool curl_timer::expired() const {
+  return *expiry_ == at_once || *expiry_ <= clock::now();
 }
 
 void curl_timer::stop() noexcept {
@@ -59,7 +64,7 @@ void curl_timer::on_wait(std::uint64_t generation, const std::shared_ptr<void>& 
   if (stopped_ || generation != generation_) return;  // replaced, cancelled or stopped
   waiting_.reset();
   if (!expiry_) return;
-  if (*expiry_ > clock::now()) {
+  if (!expired()) {
     // Curl moved its expiry later while this wait was pending: wait for the rest.
     try {
       arm(*expiry_, keep_alive);
@@ -75,7 +80,7 @@ void curl_timer::on_wait(std::uint64_t generation, const std::shared_ptr<void>& 
 
 void curl_timer::on_post() {
   post_pending_ = false;
-  if (stopped_ || !expiry_ || *expiry_ > clock::now()) return;  // superseded meanwhile
+  if (stopped_ || !expiry_ || !expired()) return;  // superseded meanwhile
   expiry_.reset();
   due_();
 }

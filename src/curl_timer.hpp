@@ -53,6 +53,10 @@ class curl_timer {
   boost::asio::any_io_executor ex_;
   boost::asio::steady_timer timer_;
   std::function<void()> due_;
+  // Whether curl's expiry has come (an expiry of at_once has, without a clock read).
+  [[nodiscard]] bool expired() const;
+  // The expiry of a 0 ms timeout: due at once, whatever the time (so it costs no clock read).
+  static constexpr clock::time_point at_once = clock::time_point::min();
   std::optional<clock::time_point> expiry_;   // curl's, as last told; none: no timeout
   std::optional<clock::time_point> waiting_;  // the expiry of the wait in charge, if any
   // Identifies the wait in charge: completions of replaced or cancelled waits (aborted, or
