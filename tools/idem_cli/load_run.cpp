@@ -102,8 +102,11 @@ progress load_run::current(clock::time_point now) const {
 
 bool load_run::plan_more() {
   if (!more_) return false;
-  std::vector<intent> ready;
-  std::vector<planned_intent> after;
+  // Kept from call to call: an order's plan is a vector or two that would be allocated anew.
+  auto& ready = plan_ready_;
+  auto& after = plan_after_;
+  ready.clear();
+  after.clear();
   if (!more_(ready, after)) {
     // No more after all: what was counted for them is not coming.
     more_ = nullptr;

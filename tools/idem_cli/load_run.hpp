@@ -69,7 +69,9 @@ class load_run {
   std::chrono::steady_clock::time_point start_;
   std::deque<intent> waiting_;
   std::multimap<std::string, planned_intent> after_;  // by prerequisite key
-  std::size_t in_flight_ = 0;                         // submitted, outcome not yet counted
+  std::vector<intent> plan_ready_;                    // plan_more's, kept for their capacity
+  std::vector<planned_intent> plan_after_;
+  std::size_t in_flight_ = 0;  // submitted, outcome not yet counted
   bool interrupted_ = false;
   bool shutting_down_ = false;  // the client's shutdown has not reported yet
   std::error_code journal_error_;
