@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -34,7 +35,8 @@ bool read_some(int fd, std::string& into, int timeout_ms) {
 
 }  // namespace
 
-child_process::child_process(const std::vector<std::string>& argv, const std::string& stderr_path) {
+child_process::child_process(const std::vector<std::string>& argv, const std::string& stderr_path,
+                             int cpu) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) fail("pipe");
   const int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -49,6 +51,17 @@ child_process::child_process(const std::vector<std::string>& argv, const std::st
   if (pid_ == 0) {
     ::dup2(fds[1], STDOUT_FILENO);
     ::dup2(err_fd, STDERR_FILENO);
+    if (cpu >= 0) {
+      cpu_set_t on;
+      CPU_ZERO(&on);
+      CPU_SET(cpu, &on);
+      // A child that cannot be pinned is not measured as the report says: it does not run.
+      if (::sched_setaffinity(0, sizeof on, &on) != 0) {
+        const char msg[] = "idem_perf: sched_setaffinity failed\n";
+        (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+        ::_exit(126);
+      }
+    }
     ::execv(args[0], args.data());
     ::_exit(127);
   }
@@ -111,8 +124,9 @@ child_usage child_process::reap(bool block) {
   return u;
 }
 
-child_usage run_to_end(const std::vector<std::string>& argv, const std::string& stderr_path) {
-  child_process p{argv, stderr_path};
+child_usage run_to_end(const std::vector<std::string>& argv, const std::string& stderr_path,
+                       int cpu) {
+  child_process p{argv, stderr_path, cpu};
   return p.wait();
 }
 

@@ -23,8 +23,9 @@ struct child_usage {
 class child_process {
  public:
   /// Runs `argv[0]` (a path) with `argv`; stderr goes to `stderr_path` (appended), stdout to a
-  /// pipe. Throws std::runtime_error when it cannot be started.
-  child_process(const std::vector<std::string>& argv, const std::string& stderr_path);
+  /// pipe; on CPU `cpu` only, if it is not -1. Throws std::runtime_error when it cannot be
+  /// started.
+  child_process(const std::vector<std::string>& argv, const std::string& stderr_path, int cpu = -1);
   ~child_process();
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
@@ -47,6 +48,7 @@ class child_process {
 };
 
 /// Runs `argv` to its end (see child_process).
-child_usage run_to_end(const std::vector<std::string>& argv, const std::string& stderr_path);
+child_usage run_to_end(const std::vector<std::string>& argv, const std::string& stderr_path,
+                       int cpu = -1);
 
 }  // namespace perf

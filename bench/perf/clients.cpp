@@ -79,7 +79,7 @@ sample run_client(const client_setup& setup, client_kind kind, const load_shape&
   const auto argv = kind == client_kind::idem  ? idem_argv(setup, shape)
                     : kind == client_kind::raw ? baseline_argv(setup.raw_curl_load, shape)
                                                : baseline_argv(setup.transport_load, shape);
-  const child_usage u = run_to_end(argv, setup.work_dir + "/clients.log");
+  const child_usage u = run_to_end(argv, setup.work_dir + "/clients.log", setup.cpu);
   remove_journal(shape.journal);
   sample s{.requests = shape.requests,
            .ok = 0,

@@ -49,6 +49,7 @@ struct client_setup {
   std::string raw_curl_load;
   std::string transport_load;  ///< empty: not measured (a --before build has none of its own)
   std::string work_dir;        ///< their stderr goes to clients.log here
+  int cpu = -1;                ///< the one CPU every client runs on; -1: not pinned
 };
 
 /// Runs `kind` with `shape` to its end. Throws std::runtime_error if it printed no JSON.

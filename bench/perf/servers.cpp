@@ -61,7 +61,9 @@ running_server::running_server(const server_setup& setup, server_kind kind,
     if (delay.count() > 0)
       argv.insert(argv.end(), {"--faults", delay_faults_file(setup.work_dir, delay)});
   }
-  process_ = std::make_unique<child_process>(argv, setup.work_dir + "/servers.log");
+  process_ =
+      std::make_unique<child_process>(argv, setup.work_dir + "/servers.log",
+                                      kind == server_kind::minimal ? setup.minimal_server_cpu : -1);
   url_ = url_from(process_->first_line(std::chrono::seconds{30}));
 }
 

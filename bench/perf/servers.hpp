@@ -23,6 +23,9 @@ struct server_setup {
   /// What this mock server build understands (an older build may lack them).
   bool mock_has_completer_interval = true;
   bool mock_has_max_connections = true;
+  /// The one CPU the minimal server runs on; -1: not pinned. The mock server is never pinned
+  /// (its threads may use every CPU the client leaves idle, as they would unmeasured).
+  int minimal_server_cpu = -1;
 };
 
 /// A server started for one run; stopped (and reaped) by stop() or the destructor.
