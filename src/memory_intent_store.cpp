@@ -50,7 +50,8 @@ struct memory_intent_store::state {
 
   explicit state(memory_store_options o) : options(o) {}
 
-  void apply(const intent_event& e);
+  // `e` is the store's own copy: a created event's principal is moved out of it.
+  void apply(intent_event& e);
   // The timeline lines an event on an existing entry makes (the start line comes with the
   // attempt's next event).
   static void add_lines(entry& en, const intent_event& e);
@@ -109,16 +110,18 @@ void memory_intent_store::state::unlink_open(entry& en) noexcept {
   --open_count;
 }
 
-void memory_intent_store::state::apply(const intent_event& e) {
+void memory_intent_store::state::apply(intent_event& e) {
   const detail::hashed_key event_key(key_of(e).str());
   auto it = records.find(event_key);
   const bool made = it == records.end();
   if (made) {
-    const auto* c = std::get_if<events::created>(&e);
+    auto* c = std::get_if<events::created>(&e);
     if (!c) return;  // an event for an intent this store never saw (or already forgot)
+    // The record is made without the principal (moved out of the event): entries share it,
+    // and make_record's copy of it was an allocation per intent, freed at once.
+    const std::string principal_text = std::move(c->principal);
     intent_record r = make_record(*c);
-    auto principal = shared_principal(r.principal);
-    std::string{}.swap(r.principal);
+    auto principal = shared_principal(principal_text);
     // event_key views c->what's key, and copies of an intent share its data: the view stays
     // valid while the entry holds one.
     it = records.try_emplace(event_key, c->what, detail::compact_intent_record(std::move(r))).first;
