@@ -713,6 +713,69 @@ reads the clock about 35 times a request, idem about 15 more after bee698d). Of 
 path (`_int_malloc`, 2.7 % of samples) about a sixth starts in idem's and Asio's `operator new`,
 the rest in curl's own buffers. What is left of the gap is spread thinly over the intent
 layer's code: no function of idem's has more than 0.3 % of the samples.
+
+### Seventeenth round: fewer clock reads, and each client pinned to one CPU
+
+The tables above are a run of b0d1de7 with 05c0839 (the sixteenth round's last commit) in the
+before columns, five repetitions, each client on CPU 0 and the minimal server on CPU 1 (new in
+this round, below). Against the minimal server at 16 in flight CPU per intent is 1.13× raw
+libcurl's (before: 1.18× in the same run) and throughput 0.88× (0.85×): both still short of
+their targets. The mock server rows moved with the host this time (its runs at 16 in flight
+spread from 40 to 66 µs a request for both clients): 1.07× CPU (0.97×) and 0.95× throughput
+(1.00×), both within their targets; SQLite's own rate was measured once, at the start, so its
+ratio (1.06×, before 1.38×) carries the same noise. "Where idem's cost is": idem's transport
+alone 1.03× raw libcurl's CPU, idem-cli 1.15×.
+
+Why the pinning: the sixteenth round's tables put raw libcurl at 22 µs a request in three of
+its five runs of this point and at 25–26 µs in the other two, and the point's ratio moved from
+1.13× to 1.25× between two runs of the same build. The scheduler put client and server on one
+CPU for some runs and on two for others. By hand, 30,000 requests at 16 in flight, 10 runs
+each: both on CPU 0, raw libcurl 0.67–0.69 s of CPU and idem-cli 0.78–0.83 s (1.19×); apart,
+raw 0.74–0.86 s and idem-cli 0.84–0.97 s (1.14–1.15×); unpinned, raw 0.70–1.19 s and idem-cli
+0.77–1.33 s. On one CPU a loopback wakeup needs no interrupt to the other CPU, which this
+paravirtualised VM pays dearly for, and raw libcurl's `poll` finds its answers ready more often.
+Apart is how an app and its server run, and the same placement in every run is what makes two
+builds comparable: pinned, a point's runs spread by about ±3 % on a quiet host.
+
+| change (commit) | effect, 16 in flight |
+|---|---|
+| a flight reads each clock once per handler chain: the steps of its start (the deadline's start and check, the attempt's start, the transfer's due time, the journal lines) share one reading of each clock, and so do those of an attempt's end; an answer handled inline, inside the send, reads afresh (6a87b5e) | `steady_clock::now` 11 → 6 calls a request in idem-cli, with the next change; `system_clock::now` 4 → 2 (callgrind) |
+| curl's 0 ms timeouts cost no clock read: they are due whatever the time (75a28cb) | `curl_timer`'s clock reads 1.95 → 0.99 a request |
+| key entropy drawn 4 KiB at a time, the buffer allocated by a thread's first key (2fb24b5) | `RAND_bytes` costs 1.78 µs for 16 bytes, 1.84 µs for 512 and 2.34 µs for 4 KiB here: 57 → 9 ns a key |
+| the memory store takes the principal out of the created event instead of copying it into the record and dropping the copy (b0d1de7) | an allocation fewer a request, 490 instructions fewer |
+| idem-cli keeps its plan vectors from order to order (1b069ff) | an allocation fewer an order |
+| together, `perf_instructions.sh 4000 16`, both builds in one run | 113,248 → 112,719 (raw libcurl 91,905) |
+| together without b0d1de7, CPU of 30,000 requests, pinned, 12 runs alternating on a quiet host | 0.855 → 0.840 s (median; raw libcurl 0.750 s): 1.14× → 1.12× |
+
+A clock read is about 26 ns on this VM (kvm-clock through the vDSO), and `clock_gettime` was
+4.7 % of idem-cli's samples: curl makes 37 of the reads a request (raw libcurl's curl 30), idem
+and idem-cli 15 before this round, 8 after.
+
+Where the rest is, by `perf stat` and a cpu-clock profile (30,000 requests, 16 in flight): idem-cli
+spends more in user space than raw libcurl (0.53–0.55 s against 0.40–0.44 s, medians of 15
+unpinned runs in two series) and less in the kernel (0.33–0.35 s against 0.36–0.38 s); idem's
+transport alone spends what raw libcurl does in each. System calls a request: raw libcurl `poll` 3.13 (1.13 of them `curl_multi_poll`'s,
+two curl's own: its check that a kept connection is alive and a read attempt right after
+sending), `sendto` 1, `recvfrom` 1; idem-cli `poll` 2 (curl's own two), `sendto` 1, `recvfrom` 1,
+`epoll_wait` 0.38, `timerfd_settime` 0.13, `epoll_ctl` 0.07. `malloc` calls a request
+(callgrind): raw libcurl 42, idem's transport alone 50.5 (about four of the difference made by
+curl itself, in code its multi_socket interface runs and `curl_multi_poll` does not), idem-cli
+62.9, and 4.2 `aligned_alloc` calls from Asio's recycling allocator. idem's own code is 8 % of idem-cli's samples, spread over the intent layer.
+
+Tried in this round and not kept:
+
+- a per-thread cache of a few dozen blocks for the memory of idem's own queue hops (the
+  submission's and the result's strand posts, the transfer's type-erased handler), past Asio's
+  recycling allocator, which keeps two blocks per purpose and thread, so that a round's dozen
+  results overflowed it into `aligned_alloc`: `aligned_alloc` calls a request 4.24 → 3.24 and
+  270 instructions fewer, CPU not lower within the spread. The rest are Asio's cancellation
+  slots (which take no allocator) and the app's own handlers (whose allocator is the app's).
+  Building the whole program with `-DBOOST_ASIO_RECYCLING_ALLOCATOR_CACHE_SIZE=16` was about
+  2 % less CPU in one series (0.875 → 0.860 s), but the macro changes a type that every
+  translation unit of an app including Asio shares: an app may set it for all its code, a
+  library may not.
+- link-time optimisation of idem-cli (`CMAKE_INTERPROCEDURAL_OPTIMIZATION`, GNU ld): 112,848 →
+  110,985 instructions a request, CPU 0.87 s against 0.88 s (no change).
 )";
 }
 
@@ -731,8 +794,8 @@ bash scripts/perf_instructions.sh 5000 16 # instructions per request: raw libcur
 `-DCMAKE_BUILD_TYPE=Release` (tests and examples off) and runs
 `build-perf/bench/perf/idem_perf --idem-cli … --mock-server … --out docs/PERFORMANCE.md`.
 `idem_perf --help` lists its options (`--before-idem-cli`, `--before-mock-server`,
-`--work-dir`, `--repetitions`, `--quick`). A full run takes several minutes; nothing else should
-be running on the machine meanwhile. The targets are also printed on stdout, one line each,
+`--work-dir`, `--repetitions`, `--quick`, `--no-pin`). A full run takes about ten minutes with
+before columns; nothing else should be running on the machine meanwhile. The targets are also printed on stdout, one line each,
 `[PASS]` or `[MISS]`.
 )";
 }
