@@ -726,14 +726,15 @@ spread from 40 to 66 µs a request for both clients): 1.07× CPU (0.97×) and 0.
 ratio (1.06×, before 1.38×) carries the same noise. "Where idem's cost is": idem's transport
 alone 1.03× raw libcurl's CPU, idem-cli 1.15×.
 
-Why the pinning: the sixteenth round's tables put raw libcurl at 22 µs a request in three of
-its five runs of this point and at 25–26 µs in the other two, and the point's ratio moved from
-1.13× to 1.25× between two runs of the same build. The scheduler put client and server on one
-CPU for some runs and on two for others. By hand, 30,000 requests at 16 in flight, 10 runs
+Why the pinning: this round's first harness run (of 1b069ff, unpinned) had raw libcurl at 22 µs a
+request in three of its five runs of this point and at 25–26 µs in the other two, and put the
+point's ratio at 1.25× where the before build, measured in the same invocation, had 1.13×. The
+scheduler put client and server on one CPU for some runs and on two for others. By hand, 30,000 requests at 16 in flight, 10 runs
 each: both on CPU 0, raw libcurl 0.67–0.69 s of CPU and idem-cli 0.78–0.83 s (1.19×); apart,
 raw 0.74–0.86 s and idem-cli 0.84–0.97 s (1.14–1.15×); unpinned, raw 0.70–1.19 s and idem-cli
 0.77–1.33 s. On one CPU a loopback wakeup needs no interrupt to the other CPU, which this
-paravirtualised VM pays dearly for, and raw libcurl's `poll` finds its answers ready more often.
+paravirtualised VM pays dearly for (its interrupt enable is the hottest kernel symbol in both
+clients' profiles).
 Apart is how an app and its server run, and the same placement in every run is what makes two
 builds comparable: pinned, a point's runs spread by about ±3 % on a quiet host.
 
