@@ -112,6 +112,15 @@ TEST(fake_scheduler_test, ManualModeCompletesOnlyWhatIsDue) {
   EXPECT_EQ(*got, std::make_error_code(std::errc::operation_canceled));
 }
 
+// The smallest order: one item, merchant order id "m-1".
+orders::order_request one_item_order() {
+  return {.merchant_order_id = "m-1",
+          .customer_id = "c",
+          .currency = "EUR",
+          .amount_minor = 10,
+          .items = {{.sku = "s", .quantity = 1, .unit_price_minor = 10}}};
+}
+
 // Answers every request at once, from inside the call, after the virtual clock has moved on by
 // `takes` (a transport of the app's own may do either; idem's own never answers inline).
 class inline_transport final : public transport {
@@ -143,12 +152,7 @@ TEST(client_clock_test, AnAnswerGivenInsideTheSendIsTimedByAReadingOfItsOwn) {
   o.base_url = "http://api.test";
   o.store = store;
   client c(io.get_executor(), o, std::make_shared<inline_transport>(clock, 250ms), clock);
-  const auto order =
-      orders::create({.merchant_order_id = "m-1",
-                      .customer_id = "c",
-                      .currency = "EUR",
-                      .amount_minor = 10,
-                      .items = {{.sku = "s", .quantity = 1, .unit_price_minor = 10}}});
+  const auto order = orders::create(one_item_order());
   std::optional<outcome> got;
   c.async_submit(order, [&](outcome out) { got = std::move(out); });
   io.run();
@@ -162,12 +166,7 @@ TEST(client_clock_test, AnAnswerGivenInsideTheSendIsTimedByAReadingOfItsOwn) {
 }
 
 TEST(intent_test, KeyIsMintedOnceAndRestoredUnchanged) {
-  auto a = orders::create({.merchant_order_id = "m-1",
-                           .customer_id = "c",
-                           .currency = "EUR",
-                           .amount_minor = 10,
-                           .items = {{.sku = "s", .quantity = 1, .unit_price_minor = 10}}},
-                          key_format::uuid_v7);
+  auto a = orders::create(one_item_order(), key_format::uuid_v7);
   auto restored = intent::restore(a.key(), a.op(), a.payload(), a.lookup());
   EXPECT_EQ(restored.key(), a.key());
   EXPECT_EQ(restored.body(), a.body());
