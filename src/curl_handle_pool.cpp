@@ -17,7 +17,10 @@ void curl_handle_pool::free_kept(kept_handle& k) noexcept {
 curl_handle_pool::handle curl_handle_pool::take() noexcept {
   if (!kept_.empty()) {
     // The most recently used: its memory is the likeliest cached.
-    handle h{.easy = kept_.back().easy, .fresh = false, .url = std::move(kept_.back().url)};
+    handle h{.easy = kept_.back().easy,
+             .fresh = false,
+             .url = std::move(kept_.back().url),
+             .large_buffer = kept_.back().large_buffer};
     kept_.pop_back();
     return h;
   }
@@ -34,9 +37,9 @@ void curl_handle_pool::set_max_kept(std::size_t max_kept) noexcept {
   }
 }
 
-void curl_handle_pool::give_back(CURL* easy, curl_parsed_url url) noexcept {
+void curl_handle_pool::give_back(CURL* easy, curl_parsed_url url, bool large_buffer) noexcept {
   if (easy == nullptr) return;
-  kept_handle k{easy, std::move(url)};
+  kept_handle k{easy, std::move(url), large_buffer};
   if (kept_.size() >= max_kept_) return free_kept(k);
   try {
     kept_.push_back(std::move(k));

@@ -34,12 +34,15 @@ class curl_handle_pool {
     CURL* easy = nullptr;   ///< nullptr if curl cannot make one
     bool fresh = false;     ///< new from curl_easy_init: every option at its default
     curl_parsed_url url{};  ///< the URL its last request parsed (empty for a new handle)
+    /// Its receive buffer is the large one (curl_request.hpp, receive_buffer_bytes).
+    bool large_buffer = false;
   };
   /// A kept handle (as its last request left it), or a new one.
   [[nodiscard]] handle take() noexcept;
   /// Takes back `easy` (nullptr: nothing), which must be in no multi handle any more and point
   /// at nothing that is about to go but `url`; frees both when `max_kept` are kept already.
-  void give_back(CURL* easy, curl_parsed_url url = {}) noexcept;
+  /// `large_buffer`: as handle::large_buffer, for whoever takes it next.
+  void give_back(CURL* easy, curl_parsed_url url = {}, bool large_buffer = false) noexcept;
 
   /// From now on keeps at most `max_kept` handles; frees those kept beyond it at once.
   void set_max_kept(std::size_t max_kept) noexcept;
@@ -54,6 +57,7 @@ class curl_handle_pool {
   struct kept_handle {
     CURL* easy;
     curl_parsed_url url;
+    bool large_buffer;
   };
   // Frees the handle, then the URL it may point at.
   static void free_kept(kept_handle& k) noexcept;

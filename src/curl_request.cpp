@@ -25,6 +25,7 @@ curl_request::curl_request(http_request req, const curl_transport_options& optio
   auto handle = pool_.take();
   easy_ = handle.easy;
   fresh_handle_ = handle.fresh;
+  large_buffer_ = handle.large_buffer;
   url_ = std::move(handle.url);
   if (easy_ == nullptr) {
     setup_error_ = std::make_error_code(std::errc::not_enough_memory);
@@ -51,7 +52,13 @@ curl_request::~curl_request() {
   curl_easy_setopt(easy_, CURLOPT_HEADERDATA, static_cast<void*>(nullptr));
   curl_easy_setopt(easy_, CURLOPT_PREREQDATA, static_cast<void*>(nullptr));
   curl_easy_setopt(easy_, CURLOPT_PRIVATE, static_cast<void*>(nullptr));
-  pool_.give_back(easy_, std::move(url_));
+  // An answer larger than the small buffer took more than one read: the handle's next ones
+  // get the large buffer (set here, out of any transfer; curl allocates it when one starts).
+  if (!large_buffer_ && received_ > static_cast<std::size_t>(small_receive_buffer) &&
+      curl_easy_setopt(easy_, CURLOPT_BUFFERSIZE, large_receive_buffer) == CURLE_OK) {
+    large_buffer_ = true;
+  }
+  pool_.give_back(easy_, std::move(url_), large_buffer_);
 }
 
 namespace {
@@ -112,6 +119,7 @@ void curl_request::configure_handle(const curl_transport_options& options,
   set(CURLOPT_WRITEFUNCTION, &curl_request::on_body);
   set(CURLOPT_HEADERFUNCTION, &curl_request::on_header);
   set(CURLOPT_PREREQFUNCTION, &curl_request::on_prereq);
+  set(CURLOPT_BUFFERSIZE, small_receive_buffer);
   setup_error_ = set.error();
 }
 
