@@ -34,7 +34,8 @@ class curl_handle_pool {
     CURL* easy = nullptr;   ///< nullptr if curl cannot make one
     bool fresh = false;     ///< new from curl_easy_init: every option at its default
     curl_parsed_url url{};  ///< the URL its last request parsed (empty for a new handle)
-    /// Its receive buffer is the large one (curl_request.hpp, receive_buffer_bytes).
+    /// Its receive buffer is curl's 16 KiB, not the small one (curl_request.hpp,
+    /// small_receive_buffer).
     bool large_buffer = false;
   };
   /// A kept handle (as its last request left it), or a new one.
