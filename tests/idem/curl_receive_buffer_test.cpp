@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/asio/awaitable.hpp>
 #include <charconv>
 #include <string>
@@ -38,15 +39,37 @@ class CurlReceiveBuffer : public ::testing::Test {
  protected:
   void start(mock::request_handler h = sized_answers()) { server_.start(std::move(h), {}); }
 
+  // An answer, and the most body bytes curl handed over from one read (curl's debug callback
+  // sees each read's bytes as they are: no more than the handle's receive buffer holds).
+  struct got {
+    transport_result result;
+    std::size_t largest_read = 0;
+  };
+
   // GETs N bytes on a handle of the pool; the handle goes back when the request goes.
-  transport_result get(std::size_t n) {
+  got get(std::size_t n) {
     http_request req;
     req.method = "GET";
     req.url = "http://127.0.0.1:" + std::to_string(server_.port()) + "/bytes/" + std::to_string(n);
     req.timeout = std::chrono::seconds{10};
     curl_request r(std::move(req), options_, proxy_, pool_);
     EXPECT_FALSE(r.setup_error()) << r.setup_error().message();
-    return r.finish(curl_easy_perform(r.easy()));
+    got out;
+    curl_easy_setopt(r.easy(), CURLOPT_DEBUGFUNCTION, &note_read);
+    curl_easy_setopt(r.easy(), CURLOPT_DEBUGDATA, static_cast<void*>(&out.largest_read));
+    curl_easy_setopt(r.easy(), CURLOPT_VERBOSE, 1L);
+    out.result = r.finish(curl_easy_perform(r.easy()));
+    // The handle stays in the pool: nothing of it may point here any more.
+    curl_easy_setopt(r.easy(), CURLOPT_VERBOSE, 0L);
+    curl_easy_setopt(r.easy(), CURLOPT_DEBUGFUNCTION, nullptr);
+    curl_easy_setopt(r.easy(), CURLOPT_DEBUGDATA, nullptr);
+    return out;
+  }
+
+  static int note_read(CURL*, curl_infotype type, char*, std::size_t size, void* largest) {
+    auto& l = *static_cast<std::size_t*>(largest);
+    if (type == CURLINFO_DATA_IN) l = std::max(l, size);
+    return 0;
   }
 
   // Whether the handle kept in the pool has the large buffer (it stays kept).
@@ -58,7 +81,8 @@ class CurlReceiveBuffer : public ::testing::Test {
     return large;
   }
 
-  static void expect_body(const transport_result& r, std::size_t n) {
+  static void expect_body(const got& g, std::size_t n) {
+    const transport_result& r = g.result;
     ASSERT_FALSE(r.ec) << r.ec.message();
     EXPECT_EQ(r.response.status, 200);
     ASSERT_EQ(r.response.body.size(), n);
@@ -88,15 +112,21 @@ TEST_F(CurlReceiveBuffer, AHandleThatOnlySawSmallAnswersKeepsTheSmallBuffer) {
 
 TEST_F(CurlReceiveBuffer, AnAnswerLargerThanTheSmallBufferArrivesWholeAndTheHandleGrows) {
   start();
-  // 40 reads of the small buffer, and the answer is still the answer.
+  // 40 reads of the small buffer at least, and the answer is still the answer.
   const std::size_t n = 40 * static_cast<std::size_t>(small_receive_buffer);
-  expect_body(get(n), n);
+  const auto first = get(n);
+  expect_body(first, n);
+  EXPECT_GT(first.largest_read, 0u);
+  EXPECT_LE(first.largest_read, static_cast<std::size_t>(small_receive_buffer));
   EXPECT_TRUE(kept_handle_is_large());
   // The grown handle reads the next answers (small or large) in its large buffer.
   expect_body(get(100), 100);
   EXPECT_TRUE(kept_handle_is_large());
+  // Loopback hands over what the server wrote in reads of many KiB: the buffer is curl's.
   const std::size_t big = 3 * static_cast<std::size_t>(large_receive_buffer) + 17;
-  expect_body(get(big), big);
+  const auto last = get(big);
+  expect_body(last, big);
+  EXPECT_GT(last.largest_read, static_cast<std::size_t>(small_receive_buffer));
   EXPECT_TRUE(kept_handle_is_large());
   EXPECT_EQ(pool_.made(), 1u);
 }
@@ -111,7 +141,7 @@ TEST_F(CurlReceiveBuffer, AHeaderBlockLargerThanTheSmallBufferCountsToo) {
     r.res.body = "{}";
     co_return r;
   });
-  const auto r = get(0);
+  const auto r = get(0).result;
   ASSERT_FALSE(r.ec) << r.ec.message();
   EXPECT_EQ(r.response.body, "{}");
   const std::string* long_field = r.response.header("X-Long");
