@@ -63,7 +63,22 @@ point_result runner::measure(point at) {
       (kind == client_kind::idem ? idem : raw).push_back(std::move(s));
     }
   }
-  return {.at = at, .idem = summarize(idem), .raw = summarize(raw)};
+  // Repetition i's runs of the two clients ran back to back: their ratio is one pair's.
+  const auto runs = [&](double (sample::*metric)() const) -> std::optional<ratio_range> {
+    std::vector<double> a, b;
+    for (const auto& s : idem)
+      a.push_back((s.*metric)());
+    for (const auto& s : raw)
+      b.push_back((s.*metric)());
+    const auto r = pairwise_ratio_range(a, b);
+    if (!r) return std::nullopt;
+    return ratio_range{.low = r->first, .high = r->second};
+  };
+  return {.at = at,
+          .idem = summarize(idem),
+          .raw = summarize(raw),
+          .throughput_runs = runs(&sample::per_s),
+          .cpu_runs = runs(&sample::cpu_us_per_request)};
 }
 
 overshoot_result runner::overshoot() {

@@ -30,6 +30,22 @@ run_stats summarize(const std::vector<sample>& samples) {
   return out;
 }
 
+std::optional<std::pair<double, double>> pairwise_ratio_range(const std::vector<double>& a,
+                                                              const std::vector<double>& b) {
+  std::optional<std::pair<double, double>> out;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    if (b[i] == 0) continue;
+    const double r = a[i] / b[i];
+    if (!out) {
+      out.emplace(r, r);
+    } else {
+      out->first = std::min(out->first, r);
+      out->second = std::max(out->second, r);
+    }
+  }
+  return out;
+}
+
 std::optional<double> ratio(std::optional<double> a, std::optional<double> b) {
   if (!a || !b || *b == 0) return std::nullopt;
   return *a / *b;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "clients.hpp"
@@ -25,6 +26,10 @@ struct run_stats {
 };
 
 [[nodiscard]] run_stats summarize(const std::vector<sample>& samples);
+
+/// The lowest and highest of a[i] / b[i] over the pairs where b[i] is not 0; nothing when none.
+[[nodiscard]] std::optional<std::pair<double, double>> pairwise_ratio_range(
+    const std::vector<double>& a, const std::vector<double>& b);
 
 /// a / b, or nothing when either is missing or b is 0.
 [[nodiscard]] std::optional<double> ratio(std::optional<double> a, std::optional<double> b);

@@ -9,6 +9,7 @@ namespace {
 
 using value_of = std::optional<double> (*)(const plan&, const variant_results&,
                                            const sqlite_result&);
+using range_of = std::optional<ratio_range> (*)(const plan&, const variant_results&);
 
 std::optional<double> throughput(const variant_results& v, server_kind s, std::uint64_t c) {
   const point_result* p = find_point(v, s, c);
@@ -20,6 +21,14 @@ std::optional<double> cpu(const variant_results& v, server_kind s, std::uint64_t
   const point_result* p = find_point(v, s, c);
   if (p == nullptr) return std::nullopt;
   return ratio(p->idem.cpu_us, p->raw.cpu_us);
+}
+
+// A ratio target's range over the repetitions at the target's point (`field` of the point).
+template <std::optional<ratio_range> point_result::*field, server_kind server>
+std::optional<ratio_range> runs_at(const plan& pl, const variant_results& v) {
+  const point_result* p = find_point(v, server, pl.target_concurrency);
+  if (p == nullptr) return std::nullopt;
+  return (*p).*field;
 }
 
 std::optional<double> extra_memory(const plan& p, const variant_results& v, const sqlite_result&) {
@@ -63,24 +72,29 @@ std::vector<target_check> check_targets(const plan& p, const variant_results& no
     bool at_least;
     std::string unit;
     value_of value;
+    range_of runs = nullptr;
   };
   const std::vector<spec> specs = {
       {"throughput idem / raw libcurl, minimal server" + at_c, "≥ 0.95×", 0.95, true, "×",
        [](const plan& pl, const variant_results& v, const sqlite_result&) {
          return throughput(v, server_kind::minimal, pl.target_concurrency);
-       }},
+       },
+       &runs_at<&point_result::throughput_runs, server_kind::minimal>},
       {"throughput idem / raw libcurl, mock server" + at_c, "≥ 0.95×", 0.95, true, "×",
        [](const plan& pl, const variant_results& v, const sqlite_result&) {
          return throughput(v, server_kind::mock, pl.target_concurrency);
-       }},
+       },
+       &runs_at<&point_result::throughput_runs, server_kind::mock>},
       {"CPU per intent idem / raw libcurl, minimal server" + at_c, "≤ 1.1×", 1.1, false, "×",
        [](const plan& pl, const variant_results& v, const sqlite_result&) {
          return cpu(v, server_kind::minimal, pl.target_concurrency);
-       }},
+       },
+       &runs_at<&point_result::cpu_runs, server_kind::minimal>},
       {"CPU per intent idem / raw libcurl, mock server" + at_c, "≤ 1.1×", 1.1, false, "×",
        [](const plan& pl, const variant_results& v, const sqlite_result&) {
          return cpu(v, server_kind::mock, pl.target_concurrency);
-       }},
+       },
+       &runs_at<&point_result::cpu_runs, server_kind::mock>},
       {"extra peak RSS per in-flight intent over raw libcurl at " +
            std::to_string(p.memory_concurrency) + " in flight",
        "≤ 2048 B", 2048, false, " B", &extra_memory},
@@ -98,7 +112,8 @@ std::vector<target_check> check_targets(const plan& p, const variant_results& no
                    .at_least = s.at_least,
                    .unit = s.unit,
                    .measured = s.value(p, now, sqlite),
-                   .before = before != nullptr ? s.value(p, *before, sqlite) : std::nullopt});
+                   .before = before != nullptr ? s.value(p, *before, sqlite) : std::nullopt,
+                   .runs = s.runs != nullptr ? s.runs(p, now) : std::nullopt});
   }
   return out;
 }
@@ -117,6 +132,13 @@ std::string format_value(const std::optional<double>& v, const std::string& unit
   } else {
     std::snprintf(buf, sizeof buf, "%.2f%s", *v, unit.c_str());
   }
+  return buf;
+}
+
+std::string format_range(const std::optional<ratio_range>& r, const std::string& unit) {
+  if (!r) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f–%.2f%s", r->low, r->high, unit.c_str());
   return buf;
 }
 

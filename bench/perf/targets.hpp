@@ -18,6 +18,9 @@ struct target_check {
   std::string unit;                ///< "×", " ms", " B"
   std::optional<double> measured;  ///< the current build
   std::optional<double> before;    ///< the baseline build, if measured
+  /// For a ratio of the two clients: its lowest and highest over the repetitions, each
+  /// repetition's idem run against its raw libcurl run (the current build).
+  std::optional<ratio_range> runs;
   [[nodiscard]] std::optional<bool> passes() const {
     if (!measured) return std::nullopt;
     return at_least ? *measured >= limit : *measured <= limit;
@@ -38,5 +41,9 @@ struct target_check {
 
 /// The value with its unit, "n/a" when missing (ratios with 2 decimals, ms with 2, bytes whole).
 [[nodiscard]] std::string format_value(const std::optional<double>& v, const std::string& unit);
+
+/// "1.06–1.14×", or "" when there is no range.
+[[nodiscard]] std::string format_range(const std::optional<ratio_range>& r,
+                                       const std::string& unit);
 
 }  // namespace perf
