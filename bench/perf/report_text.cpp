@@ -22,7 +22,9 @@ absolute numbers; the absolute numbers are given too.
 - **raw** is `idem_raw_curl_load` (bench/perf/raw_curl_load.cpp): the same POSTs written
   directly on libcurl's multi interface with `curl_multi_poll`, one reused easy handle per
   request in flight, the same method, path, headers (a fresh `Idempotency-Key` per request,
-  `Authorization`, `Content-Type`, `Accept`) and body size, and no retry logic at all. It sets
+  `Authorization`, `Content-Type`, `Accept`, and the `User-Agent` line idem's transport sends
+  by default: the same bytes on the wire since the nineteenth round) and body size, and no
+  retry logic at all. It sets
   the URL as a string (`CURLOPT_URL`) and leaves the proxy to the environment, as an app
   written on libcurl does; idem's transport hands curl the URL parsed once per easy handle
   (`CURLOPT_CURLU`) and its proxy settings as options, which spares curl about 13,000
@@ -816,6 +818,51 @@ Where the rest of the CPU goes, found in this round:
 Tried in this round and not kept: building idem-cli with `-O2` (0.880 s against `-O3`'s 0.865 s,
 10 runs alternating, raw libcurl 0.780 s) or with `IDEM_OPTIMIZE_FOR_SIZE` (`-Os`, 0.920 s): a
 smaller hot path does not make up for the slower code.
+
+### Nineteenth round: the baseline sends the same bytes; each target's spread; what is left
+
+The tables above are a run of d592686, five repetitions, pinned, without before columns: no
+change in this round touches idem's code (e37ca00's idem-cli is the same program). Two changes
+to the harness:
+
+| change (commit) | effect |
+|---|---|
+| the raw libcurl baseline sends the `User-Agent: idem/0.1.0` line idem's transport sends by default; it sent none, so every comparison charged idem for a 24-byte line that curl formats a byte at a time (85e34b9). Both clients now put requests of the same 403 bytes on the wire (strace) | callgrind, 16 in flight, the difference between runs of 12,000 and 4,000 requests: the baseline 87,432 → 92,250 instructions a request (idem-cli 107,322). CPU of 30,000 requests, pinned, 7 runs alternating: 0.76 s before and after, no change that the clock resolves |
+| the Targets table gives, next to each ratio of the medians, its lowest and highest value over the repetitions, each repetition's idem run against the raw libcurl run next to it (d592686) | this run: CPU per intent against the minimal server 1.11× with runs at 1.10–1.11×, a miss by a margin the runs agree on; against the mock server 1.03× with runs at 0.91–1.14×, a pass the next run may not repeat |
+
+The CPU targets' point sits at the limit: the run before this one (85e34b9, the same programs)
+measured 1.10× (PASS) against the minimal server and 1.10× (MISS) against the mock server, and
+throughput 0.91×. By hand, pinned series of 30,000 requests at 16 in flight put
+idem-cli at 1.09–1.18× raw libcurl's CPU on this VM over the evening (medians of 7 to 9 runs,
+alternating; the host moves both clients by up to a fifth from one series to the next). Medians of
+user and system time in one series of nine: raw libcurl 0.46 s + 0.33 s, idem's transport alone
+0.48 s + 0.35 s, idem-cli 0.59 s + 0.37 s: the gap is the intent layer's user time.
+
+Tried in this round, with idem-cli's code unchanged, and not kept:
+
+- a profile-guided build (`-fprofile-generate`, one `idem-cli load` of 30,000 orders against the
+  minimal server as training, then `-fprofile-use`): 2.5 to 3.5 % less CPU in three series of
+  nine runs (0.800 → 0.780 s, 0.840 → 0.810 s, 0.770 → 0.750 s; raw libcurl 0.690, 0.750 and
+  0.690 s; 1.16× → 1.13×, 1.12× → 1.08×, 1.12× → 1.09× raw libcurl's), about what the fifteenth
+  round's instruction-cache misses led one to expect. Not the build the targets measure: it is not what an app that builds idem from
+  source gets, and its profile is of one workload and one compiler.
+- the functions a request runs through placed together (`-ffunction-sections` and lld's
+  `--symbol-ordering-file`, hottest first, from callgrind's list of the 229 functions that run
+  at least once a request): 0.770 s with and without the ordering. Where the profile-guided
+  build gains, it is in how code is laid out inside functions (branches, inlining), not in
+  which functions are neighbours.
+- `-fno-plt` (calls into libcurl and libc through the GOT): 0.840 s with and without.
+- keeping the transport's deadline wait and curl's timer armed when no transfer is in flight.
+  At 16 in flight the transfers end in waves: all 16 answers are read in one round of the
+  reactor, and the next intents reach the transport three queue hops later (the transport's
+  result, the outcome, the next submission), so in flight drops to zero once a wave, the
+  transport cancels both waits (so that no wait keeps an idle `io_context` running or wakes
+  the app), and the next wave arms them again: 3,658 `timerfd_settime` and 5,300 more
+  `epoll_wait` than idem's transport alone for 30,000 requests (`perf stat` on the syscall
+  tracepoints; raw libcurl makes 93,852 `poll` calls, the transport 59,991 and 7,506
+  `epoll_wait`). Without the cancels: 5 `timerfd_settime`, 0.890 → 0.880 s (nine runs each). One
+  percent is not worth an app's `io_context::run()` staying busy for an attempt's timeout
+  after its last request.
 )";
 }
 
