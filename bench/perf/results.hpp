@@ -11,19 +11,13 @@
 
 namespace perf {
 
-/// The lowest and highest of a ratio over a point's repetitions, each repetition's idem run
-/// against the raw libcurl run next to it: how far one pair of runs moves the ratio that the
-/// medians give.
-struct ratio_range {
-  double low = 0;
-  double high = 0;
-};
-
 /// Both clients at one point.
 struct point_result {
   point at;
   run_stats idem;
   run_stats raw;
+  // Each repetition's idem run against the raw libcurl run next to it: how far one pair of
+  // runs moves the ratio that the medians give.
   std::optional<ratio_range> throughput_runs;  ///< idem / raw req/s, per repetition
   std::optional<ratio_range> cpu_runs;         ///< idem / raw CPU per request, per repetition
 };

@@ -70,9 +70,7 @@ point_result runner::measure(point at) {
       a.push_back((s.*metric)());
     for (const auto& s : raw)
       b.push_back((s.*metric)());
-    const auto r = pairwise_ratio_range(a, b);
-    if (!r) return std::nullopt;
-    return ratio_range{.low = r->first, .high = r->second};
+    return pairwise_ratio_range(a, b);
   };
   return {.at = at,
           .idem = summarize(idem),

@@ -30,18 +30,15 @@ run_stats summarize(const std::vector<sample>& samples) {
   return out;
 }
 
-std::optional<std::pair<double, double>> pairwise_ratio_range(const std::vector<double>& a,
-                                                              const std::vector<double>& b) {
-  std::optional<std::pair<double, double>> out;
+std::optional<ratio_range> pairwise_ratio_range(const std::vector<double>& a,
+                                                const std::vector<double>& b) {
+  std::optional<ratio_range> out;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
     if (b[i] == 0) continue;
     const double r = a[i] / b[i];
-    if (!out) {
-      out.emplace(r, r);
-    } else {
-      out->first = std::min(out->first, r);
-      out->second = std::max(out->second, r);
-    }
+    if (!out) out = ratio_range{.low = r, .high = r};
+    out->low = std::min(out->low, r);
+    out->high = std::max(out->high, r);
   }
   return out;
 }

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include "clients.hpp"
@@ -27,9 +26,15 @@ struct run_stats {
 
 [[nodiscard]] run_stats summarize(const std::vector<sample>& samples);
 
+/// The lowest and highest of a ratio.
+struct ratio_range {
+  double low = 0;
+  double high = 0;
+};
+
 /// The lowest and highest of a[i] / b[i] over the pairs where b[i] is not 0; nothing when none.
-[[nodiscard]] std::optional<std::pair<double, double>> pairwise_ratio_range(
-    const std::vector<double>& a, const std::vector<double>& b);
+[[nodiscard]] std::optional<ratio_range> pairwise_ratio_range(const std::vector<double>& a,
+                                                              const std::vector<double>& b);
 
 /// a / b, or nothing when either is missing or b is 0.
 [[nodiscard]] std::optional<double> ratio(std::optional<double> a, std::optional<double> b);

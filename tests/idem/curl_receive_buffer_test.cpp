@@ -2,7 +2,8 @@
 // into the small buffer until an answer does not fit in one, then keeps the large one, and
 // every answer arrives whole either way. The requests of a test share the pool's one handle,
 // each run with curl_easy_perform against the mock server's HTTP front end (on a thread of its
-// own); the pool says which buffer the handle went back with.
+// own). The pool says which buffer the handle went back with, and curl's debug callback how
+// many bytes each read took in (no more than the buffer holds).
 
 #include <gtest/gtest.h>
 
