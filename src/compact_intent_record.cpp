@@ -74,17 +74,24 @@ intent_record compact_intent_record::take() {
   return r;
 }
 
-bool compact_intent_record::closed_by(const intent_event& e) const {
-  // Only an outcome or an abandonment can end an intent: for the other events (most of them)
-  // no record is made to ask. The strings play no part in it.
-  if (!std::holds_alternative<events::outcome_reported>(e) &&
-      !std::holds_alternative<events::abandoned>(e)) {
-    return false;
-  }
-  return closes(scalars(what_), e);
+bool compact_intent_record::closed_by(const intent_event& e) const noexcept {
+  // The rule reads two facts of the record, both kept here as they are in an intent_record.
+  return closes(is_open(), reached_server_ || attempts_ > attempts_finished_, e);
 }
 
 void compact_intent_record::apply(const intent_event& e) {
+  // An attempt's start and end, two of an intent's usual four events, change only counts and
+  // a time: applied in place, where the full record's round trip (take, apply, pack) cost
+  // about 400 instructions an event.
+  if (const auto* a = std::get_if<events::attempt_started>(&e)) {
+    count_start(attempts_, *a);
+    if (first_attempt_at_ == none) first_attempt_at_ = a->at;
+    return;
+  }
+  if (const auto* a = std::get_if<events::attempt_finished>(&e)) {
+    count_end(attempts_, attempts_finished_, last_class_, reached_server_, *a);
+    return;
+  }
   intent_record r = take();
   try {
     idem::apply(r, e);

@@ -24,7 +24,7 @@ class compact_intent_record {
   /// Applies one event as idem::apply does to the full record.
   void apply(const intent_event& e);
   /// Whether apply(e) would end the record (intent_closing.hpp), without applying it.
-  [[nodiscard]] bool closed_by(const intent_event& e) const;
+  [[nodiscard]] bool closed_by(const intent_event& e) const noexcept;
 
   [[nodiscard]] bool is_open() const noexcept { return state_ == intent_state::open; }
   [[nodiscard]] wall_time created_at() const noexcept { return created_at_; }

@@ -20,10 +20,14 @@ overloaded(F...) -> overloaded<F...>;
 }  // namespace
 
 bool detail::closes(const intent_record& r, const intent_event& e) noexcept {
-  if (!r.is_open()) return false;  // final stays final
+  return closes(r.is_open(), r.maybe_sent(), e);
+}
+
+bool detail::closes(bool open, bool maybe_sent, const intent_event& e) noexcept {
+  if (!open) return false;  // final stays final
   if (const auto* o = std::get_if<events::outcome_reported>(&e)) return is_final(o->result.kind());
   // Never abandon what may have left.
-  return std::holds_alternative<events::abandoned>(e) && !r.maybe_sent();
+  return std::holds_alternative<events::abandoned>(e) && !maybe_sent;
 }
 
 std::string_view to_string(intent_state s) noexcept {
@@ -89,13 +93,12 @@ void apply(intent_record& r, const intent_event& e) {
                    r.path_bound = true;
                  },
                  [&](const events::attempt_started& a) {
-                   r.attempts = std::max(r.attempts, a.number);
+                   detail::count_start(r.attempts, a);
                    if (!r.first_attempt_at) r.first_attempt_at = a.at;
                  },
                  [&](const events::attempt_finished& a) {
-                   r.attempts_finished = std::min(r.attempts, r.attempts_finished + 1);
-                   r.last_class = a.cls;
-                   if (a.cls != attempt_class::not_sent) r.reached_server = true;
+                   detail::count_end(r.attempts, r.attempts_finished, r.last_class,
+                                     r.reached_server, a);
                  },
                  [](const events::waited&) {},
                  [](const events::lookup_finished&) {},

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "idem/memory_intent_store.hpp"
@@ -88,6 +89,109 @@ TEST(MemoryIntentStore, WithMaxFinalZeroOnlyWhatEndsAnIntentForgetsIt) {
   EXPECT_EQ(s.size(), 1u);
   ASSERT_EQ(s.open_intents().size(), 1u);
   EXPECT_EQ(s.open_intents()[0].what.key(), sent.key());
+}
+
+// An attempt's end, the event the compact record applies in place, is in every read.
+TEST(MemoryIntentStore, AnAttemptsEndIsInEveryRead) {
+  // Each read on a store of its own, the first read after the end.
+  const intent i = order(1);
+  const auto ended = [&](std::size_t max_final) {
+    auto s = std::make_unique<memory_intent_store>(
+        memory_store_options{.retention = 24h, .max_final = max_final});
+    s->write(events::created{.what = i, .at = store_t0});
+    s->write(events::attempt_started{.key = i.key(), .number = 1, .at = store_t0 + 1s});
+    s->write(events::attempt_finished{.key = i.key(),
+                                      .number = 1,
+                                      .at = store_t0 + 2s,
+                                      .cls = attempt_class::unknown,
+                                      .status = 503,
+                                      .request_id = "req-1",
+                                      .took = 1000ms});
+    return s;
+  };
+  for (const std::size_t max_final : {std::size_t{0}, std::size_t{10}}) {
+    SCOPED_TRACE("max_final " + std::to_string(max_final));
+    const auto record = ended(max_final)->find(i.key());
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->attempts_finished, 1u);
+    EXPECT_EQ(record->last_class, attempt_class::unknown);
+    EXPECT_TRUE(record->reached_server);
+
+    const auto open = ended(max_final)->open_intents();
+    ASSERT_EQ(open.size(), 1u);
+    EXPECT_EQ(open[0].attempts_finished, 1u);
+    EXPECT_TRUE(open[0].reached_server);
+
+    const auto lines = ended(max_final)->timeline(i.key());
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[1].what, timeline_entry::kind::attempt_started);
+    EXPECT_EQ(lines[2].what, timeline_entry::kind::attempt_finished);
+    EXPECT_EQ(lines[2].status, 503);
+    EXPECT_EQ(lines[2].request_id, "req-1");
+    EXPECT_EQ(lines[2].duration, 1000ms);
+  }
+}
+
+TEST(MemoryIntentStore, AnAttemptsEndFollowedByAnotherIntentsEventsStaysInItsTimeline) {
+  memory_intent_store s({.retention = 24h, .max_final = 0});
+  const intent a = order(1), b = order(2);
+  s.write(events::created{.what = a, .at = store_t0});
+  s.write(events::attempt_started{.key = a.key(), .number = 1, .at = store_t0});
+  s.write(events::attempt_finished{
+      .key = a.key(), .number = 1, .at = store_t0 + 1s, .cls = attempt_class::unknown});
+  s.write(events::created{.what = b, .at = store_t0 + 1s});
+  finish(s, b, store_t0 + 2s);  // ends b, not a
+  s.write(events::outcome_reported{
+      .key = a.key(),
+      .at = store_t0 + 3s,
+      .result = outcome(outcome_fields{.kind = outcome_kind::unresolved})});
+  const auto record = s.find(a.key());
+  ASSERT_TRUE(record);
+  EXPECT_TRUE(record->is_open());
+  EXPECT_EQ(record->attempts_finished, 1u);
+  const auto lines = s.timeline(a.key());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[2].what, timeline_entry::kind::attempt_finished);
+  EXPECT_EQ(lines[3].what, timeline_entry::kind::outcome);
+  EXPECT_FALSE(s.find(b.key()));
+  EXPECT_EQ(s.size(), 1u);
+}
+
+TEST(MemoryIntentStore, AFinalOutcomeAfterAnAttemptsEndKeepsBothInAStoreThatKeepsFinals) {
+  memory_intent_store s({.retention = 24h, .max_final = 10});
+  const intent i = order(1);
+  s.write(events::created{.what = i, .at = store_t0});
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = store_t0});
+  s.write(events::attempt_finished{.key = i.key(),
+                                   .number = 1,
+                                   .at = store_t0 + 1s,
+                                   .cls = attempt_class::succeeded,
+                                   .status = 201});
+  finish(s, i, store_t0 + 1s);
+  const auto record = s.find(i.key());
+  ASSERT_TRUE(record);
+  EXPECT_EQ(record->state, intent_state::succeeded);
+  EXPECT_EQ(record->attempts_finished, 1u);
+  EXPECT_EQ(record->last_class, attempt_class::succeeded);
+  const auto lines = s.timeline(i.key());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[2].what, timeline_entry::kind::attempt_finished);
+  EXPECT_EQ(lines[3].what, timeline_entry::kind::outcome);
+}
+
+TEST(MemoryIntentStore, AnAbandonmentWeighsTheAttemptsEndBeforeIt) {
+  // An end that reached the server makes the intent maybe sent, which no abandonment closes,
+  // even when no start was recorded before it.
+  memory_intent_store s({.retention = 24h, .max_final = 0});
+  const intent i = order(1);
+  s.write(events::created{.what = i, .at = store_t0});
+  s.write(events::attempt_finished{
+      .key = i.key(), .number = 1, .at = store_t0 + 1s, .cls = attempt_class::unknown});
+  s.write(events::abandoned{.key = i.key(), .at = store_t0 + 2s, .reason = "dependency"});
+  const auto record = s.find(i.key());
+  ASSERT_TRUE(record);
+  EXPECT_TRUE(record->is_open());
+  EXPECT_TRUE(record->reached_server);
 }
 
 TEST(MemoryIntentStore, ForgetsFinishedIntentsAfterTheRetentionWindowNeverOpenOnes) {
