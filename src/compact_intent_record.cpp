@@ -3,6 +3,7 @@
 #include <utility>
 #include <variant>
 
+#include "attempt_counting.hpp"
 #include "intent_closing.hpp"
 
 namespace idem::detail {

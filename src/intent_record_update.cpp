@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "attempt_counting.hpp"
 #include "idem/intent_store.hpp"
 #include "intent_closing.hpp"
 

@@ -874,7 +874,7 @@ pass, where the nineteenth round's run of nearly the same program measured 1.11�
 
 | change (commit) | effect |
 |---|---|
-| the memory store applies an attempt's start and end to its compact record in place (the same counting rule as `idem::apply`, in `src/intent_closing.hpp`), where every event expanded the record into a full `intent_record` and packed it back, about 400 instructions an event (7187e84) | callgrind, 4,000 requests at 16 in flight, two runs each: the store's writes 3,720 → 3,000–3,060 instructions a request. CPU: 1.000× the build before (paired, below) |
+| the memory store applies an attempt's start and end to its compact record in place (the same counting rule as `idem::apply`, in `src/attempt_counting.hpp`), where every event expanded the record into a full `intent_record` and packed it back, about 400 instructions an event (7187e84) | callgrind, 4,000 requests at 16 in flight, two runs each: the store's writes 3,720 → 3,000–3,060 instructions a request. CPU: 1.000× the build before (paired, below) |
 
 How this round compares builds: on this VM a series of alternating runs can switch between two
 speeds (one series of 21 had idem-cli at 0.81–0.90 s in ten runs and at 1.21–1.45 s in the other
