@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per request of idem-cli load, of raw libcurl (bench/perf/raw_curl_load.cpp, as
-# the baseline and --tuned: driven as idem's transport drives curl) and of idem's transport
-# alone (bench/perf/transport_load.cpp),
+# the baseline and --tuned: driven as idem's transport drives curl), of idem's transport
+# alone (bench/perf/transport_load.cpp) and of an intent layer's floor (bench/perf/floor_load.cpp),
 # counted by callgrind (valgrind), against the minimal server (bench/perf/minimal_server.cpp):
 # a count that does not move with the machine's load, where CPU time on a shared 2-core VM
 # does. It counts user-space instructions only (the client's, libcurl's, libc's), not the
@@ -25,7 +25,7 @@ if ! command -v valgrind >/dev/null; then
   echo "perf_instructions: installing valgrind" >&2
   apt-get install -y -q valgrind >/dev/null
 fi
-if [ ! -x build-perf/bench/perf/idem_transport_load ] || [ ${#clis[@]} -eq 0 ]; then
+if [ ! -x build-perf/bench/perf/idem_floor_load ] || [ ${#clis[@]} -eq 0 ]; then
   bash scripts/setup.sh
   cmake -S . -B build-perf -DCMAKE_BUILD_TYPE=Release -DIDEM_BUILD_TESTS=OFF \
     -DIDEM_BUILD_EXAMPLES=OFF -DIDEM_BUILD_BENCH=ON >/dev/null
@@ -61,6 +61,9 @@ printf '%-40s %s\n' "raw libcurl, tuned as idem drives it" \
     --requests "$orders" --concurrency "$in_flight" --tuned 1) instructions/request"
 printf '%-40s %s\n' "idem's transport alone" \
   "$(per_request build-perf/bench/perf/idem_transport_load --url "$url" --token t \
+    --requests "$orders" --concurrency "$in_flight") instructions/request"
+printf '%-40s %s\n' "an intent layer's floor" \
+  "$(per_request build-perf/bench/perf/idem_floor_load --url "$url" --token t \
     --requests "$orders" --concurrency "$in_flight") instructions/request"
 for cli in "${clis[@]}"; do
   printf '%-40s %s\n' "$cli" \

@@ -24,7 +24,8 @@ std::vector<std::string> idem_argv(const client_setup& setup, const load_shape& 
   return argv;
 }
 
-// idem_raw_curl_load and idem_transport_load share their command line (load_request.hpp).
+// idem_raw_curl_load, idem_transport_load and idem_floor_load share their command line
+// (load_request.hpp).
 std::vector<std::string> baseline_argv(const std::string& program, const load_shape& shape) {
   const auto timeout = shape.deadline.count() > 0 ? shape.deadline.count() : 30'000;
   return {program,
@@ -70,15 +71,18 @@ const char* to_string(client_kind k) noexcept {
       return "raw libcurl";
     case client_kind::transport:
       return "idem's transport alone";
+    case client_kind::floor:
+      return "an intent layer's floor";
   }
   return "?";
 }
 
 sample run_client(const client_setup& setup, client_kind kind, const load_shape& shape) {
   remove_journal(shape.journal);
-  const auto argv = kind == client_kind::idem  ? idem_argv(setup, shape)
-                    : kind == client_kind::raw ? baseline_argv(setup.raw_curl_load, shape)
-                                               : baseline_argv(setup.transport_load, shape);
+  const auto argv = kind == client_kind::idem        ? idem_argv(setup, shape)
+                    : kind == client_kind::raw       ? baseline_argv(setup.raw_curl_load, shape)
+                    : kind == client_kind::transport ? baseline_argv(setup.transport_load, shape)
+                                                     : baseline_argv(setup.floor_load, shape);
   const child_usage u = run_to_end(argv, setup.work_dir + "/clients.log", setup.cpu);
   remove_journal(shape.journal);
   sample s{.requests = shape.requests,

@@ -1,7 +1,9 @@
 #pragma once
 // The clients the harness compares, each run as its own process against a URL: `idem-cli load`
 // (idem's load path), idem_raw_curl_load (libcurl's multi interface, no retry logic) and
-// idem_transport_load (the same requests through idem's transport alone, no client).
+// idem_transport_load (the same requests through idem's transport alone, no client) and
+// idem_floor_load (the transport with only the work every intent layer needs: a minted key, the
+// answer's classification, an outcome delivered by a queue hop).
 
 #include <chrono>
 #include <cstdint>
@@ -10,7 +12,7 @@
 
 namespace perf {
 
-enum class client_kind { idem, raw, transport };
+enum class client_kind { idem, raw, transport, floor };
 
 [[nodiscard]] const char* to_string(client_kind k) noexcept;
 
@@ -48,6 +50,7 @@ struct client_setup {
   std::string idem_cli;
   std::string raw_curl_load;
   std::string transport_load;  ///< empty: not measured (a --before build has none of its own)
+  std::string floor_load;      ///< empty: not measured, as transport_load
   std::string work_dir;        ///< their stderr goes to clients.log here
   int cpu = -1;                ///< the one CPU every client runs on; -1: not pinned
 };

@@ -1,7 +1,8 @@
 #pragma once
-// The create-order POST both baseline clients send (idem_raw_curl_load on libcurl alone,
-// idem_transport_load on idem's transport alone): what `idem-cli load` sends, the same method,
-// path, headers and body shape, and the command line they share.
+// The create-order POST the baseline clients send (idem_raw_curl_load on libcurl alone,
+// idem_transport_load on idem's transport alone, idem_floor_load with an intent layer's floor):
+// what `idem-cli load` sends, the same method, path, headers and body shape, and the command line
+// they share.
 //
 //   PROGRAM --url http://127.0.0.1:PORT --token T --requests N --concurrency C
 //           [--path /v1/orders] [--timeout-ms 30000] [--tuned 1]
@@ -13,6 +14,7 @@
 //
 // Each prints one JSON line: {"requests", "ok" (2xx answers), "wall_s", "requests_per_s"}.
 
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -41,5 +43,19 @@ struct options {
 
 /// The summary line both print.
 void print_summary(long requests, long ok, double wall_s);
+
+/// Drives a load on an event loop (idem_transport_load, idem_floor_load): starts
+/// `o.concurrency` requests with `run.next()` (each completion starts the next), runs `io` to its
+/// end and prints the summary. Returns the exit status: 0 when every request was answered 2xx.
+template <class EventLoop, class Run>
+int drive(EventLoop& io, const options& o, Run& run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < o.concurrency; ++i)
+    run.next();
+  io.run();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  print_summary(o.requests, run.ok(), wall);
+  return run.ok() == o.requests ? 0 : 1;
+}
 
 }  // namespace perf::load

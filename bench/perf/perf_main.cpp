@@ -34,8 +34,8 @@ constexpr const char* usage =
     "  --no-pin                    leave the clients and the minimal server to the scheduler\n"
     "                              (by default each client runs on one CPU, the minimal\n"
     "                              server on another)\n"
-    "idem_minimal_server, idem_raw_curl_load, idem_transport_load and idem_sqlite_pattern\n"
-    "are taken from the directory of idem_perf.\n";
+    "idem_minimal_server, idem_raw_curl_load, idem_transport_load, idem_floor_load and\n"
+    "idem_sqlite_pattern are taken from the directory of idem_perf.\n";
 
 // The CPUs the clients and the minimal server run on: the first two this process may use, or
 // none (-1) with fewer than two. Apart, as an app and its server are; and always the same way,
@@ -128,6 +128,8 @@ int main(int argc, char** argv) {
                       .transport_load = name == "current"
                                             ? (self_dir / "idem_transport_load").string()
                                             : std::string{},
+                      .floor_load = name == "current" ? (self_dir / "idem_floor_load").string()
+                                                      : std::string{},
                       .work_dir = work_dir,
                       .cpu = client_cpu},
           .servers = {.minimal_server = (self_dir / "idem_minimal_server").string(),

@@ -138,11 +138,16 @@ void layers_section(std::ostream& out, const report_input& in) {
   out << "\n## Where idem's cost is\n\n"
       << "The same requests, " << in.measured.target_concurrency
       << " in flight against the minimal server, " << l.idem.requests
-      << " per run, the three clients alternating: raw libcurl, idem's transport alone "
-         "(`idem_transport_load`: `idem::curl_transport` on one io_context, no client) and "
+      << " per run, the four clients alternating: raw libcurl, idem's transport alone "
+         "(`idem_transport_load`: `idem::curl_transport` on one io_context, no client), an "
+         "intent layer's floor (`idem_floor_load`: the transport on a strand, with only what "
+         "every intent needs whatever the design: the submission's hop onto the strand, a key "
+         "from OpenSSL's CSPRNG, the answer classified, an outcome delivered by a queue hop) and "
          "`idem-cli load`. The transport's share is what replacing raw libcurl with Asio and "
-         "idem's transport costs; the rest is the intent layer's (key, journal events, "
-         "classification, outcome, and idem-cli's own planning and counting).\n\n"
+         "idem's transport costs; the floor's, what any intent layer on it would add; the rest "
+         "is idem's own bookkeeping (the store's events, the single-flight registry, the retry "
+         "budget, deadlines and attempt counts, the intent's objects, and idem-cli's own "
+         "planning and counting).\n\n"
       << "| client | req/s | CPU µs/req | throughput / raw | CPU / raw |\n"
       << "|---|---|---|---|---|\n";
   auto row = [&](const char* name, const run_stats& s) {
@@ -152,6 +157,7 @@ void layers_section(std::ostream& out, const report_input& in) {
   };
   row("raw libcurl", l.raw);
   row("idem's transport alone", l.transport);
+  row("an intent layer's floor", l.floor);
   row("idem-cli load", l.idem);
 
   const auto transport = l.transport_bytes_per_inflight();

@@ -39,13 +39,15 @@ struct journal_result {
   run_stats with;
 };
 
-/// Raw libcurl, idem's transport alone and idem-cli load, the same requests against the minimal
-/// server, alternating: how much of idem's cost is the transport's and how much the intent
-/// layer's. Measured for the current build only (`measured` false otherwise).
+/// Raw libcurl, idem's transport alone, an intent layer's floor (idem_floor_load) and idem-cli
+/// load, the same requests against the minimal server, alternating: how much of idem's cost is
+/// the transport's, how much any intent layer's and how much idem's own bookkeeping. Measured for
+/// the current build only (`measured` false otherwise).
 struct layers_result {
   bool measured = false;
   run_stats raw;
   run_stats transport;
+  run_stats floor;
   run_stats idem;
   /// The transport alone at the memory target's point (minimal server, delayed) and at its C = 1
   /// baseline, for its peak RSS per request in flight; `memory_at` is that point (C = 0: not

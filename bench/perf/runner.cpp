@@ -140,10 +140,11 @@ layers_result runner::layers(std::uint64_t requests, const point_result* memory_
                  .delay = milliseconds{0},
                  .requests = requests};
   say(v_.name, "layers: " + describe(at));
-  std::vector<sample> raw, transport, idem;
-  std::array<client_kind, 3> order{client_kind::raw, client_kind::transport, client_kind::idem};
+  std::vector<sample> raw, transport, floor, idem;
+  std::array<client_kind, 4> order{client_kind::raw, client_kind::transport, client_kind::floor,
+                                   client_kind::idem};
   for (int rep = 0; rep < plan_.repetitions; ++rep) {
-    // Each client first once in every three repetitions: drift hits all three alike.
+    // Each client first once in every four repetitions: drift hits all four alike.
     for (const client_kind kind : order) {
       sample s = one(kind, at, {.requests = requests, .concurrency = at.concurrency});
       say(v_.name, std::string("  ") + to_string(kind) + ": " +
@@ -151,6 +152,7 @@ layers_result runner::layers(std::uint64_t requests, const point_result* memory_
                        std::to_string(static_cast<long>(s.cpu_us_per_request())) + " us CPU/req");
       (kind == client_kind::raw         ? raw
        : kind == client_kind::transport ? transport
+       : kind == client_kind::floor     ? floor
                                         : idem)
           .push_back(std::move(s));
     }
@@ -159,6 +161,7 @@ layers_result runner::layers(std::uint64_t requests, const point_result* memory_
   out.measured = true;
   out.raw = summarize(raw);
   out.transport = summarize(transport);
+  out.floor = summarize(floor);
   out.idem = summarize(idem);
   if (memory_point == nullptr) return out;
   // The transport's peak RSS where the memory target is measured, and at its C = 1 baseline.

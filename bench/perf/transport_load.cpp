@@ -5,7 +5,6 @@
 // socket interface) and the intent layer's (everything the client adds per intent).
 #include <boost/asio/io_context.hpp>
 #include <chrono>
-#include <cstdio>
 #include <random>
 #include <string>
 
@@ -64,11 +63,5 @@ int main(int argc, char** argv) {
   // The transport's defaults, as idem-cli load uses them.
   idem::curl_transport transport{io.get_executor()};
   load run{transport, o};
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < o.concurrency; ++i)
-    run.next();
-  io.run();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  perf::load::print_summary(o.requests, run.ok(), wall);
-  return run.ok() == o.requests ? 0 : 1;
+  return perf::load::drive(io, o, run);
 }
