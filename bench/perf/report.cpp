@@ -38,10 +38,13 @@ void targets_table(std::ostream& out, const report_input& in) {
     if (in.before) out << format_value(t.before, t.unit) << " | ";
     out << "**" << verdict(t) << "** |\n";
   }
-  out << "\n**measured** is what the verdict reads: the ratio of the two clients' medians. "
-         "**runs** is the lowest and the highest ratio of one repetition's pair of runs (idem's "
-         "run and raw libcurl's next to it): where those straddle the limit, the verdict is this "
-         "run's draw rather than a margin the next run will keep.\n";
+  out << "\n**measured** is what the verdict reads. For the ratios of the two clients it is the "
+         "median of the repetitions' paired ratios (each repetition's idem run against raw "
+         "libcurl's run next to it): a host that changes speed between repetitions moves both "
+         "runs of a pair alike, where a ratio of the two clients' medians (as in the tables "
+         "below) depends on how many of each client's runs fell at each speed. **runs** is the "
+         "lowest and the highest of those paired ratios: where they straddle the limit, the "
+         "verdict is this run's draw rather than a margin the next run will keep.\n";
 }
 
 void throughput_table(std::ostream& out, const report_input& in, server_kind server) {

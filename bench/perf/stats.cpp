@@ -32,15 +32,13 @@ run_stats summarize(const std::vector<sample>& samples) {
 
 std::optional<ratio_range> pairwise_ratio_range(const std::vector<double>& a,
                                                 const std::vector<double>& b) {
-  std::optional<ratio_range> out;
+  std::vector<double> ratios;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    if (b[i] == 0) continue;
-    const double r = a[i] / b[i];
-    if (!out) out = ratio_range{.low = r, .high = r};
-    out->low = std::min(out->low, r);
-    out->high = std::max(out->high, r);
+    if (b[i] != 0) ratios.push_back(a[i] / b[i]);
   }
-  return out;
+  if (ratios.empty()) return std::nullopt;
+  const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+  return ratio_range{.low = *low, .median = median(ratios), .high = *high};
 }
 
 std::optional<double> ratio(std::optional<double> a, std::optional<double> b) {

@@ -26,13 +26,15 @@ struct run_stats {
 
 [[nodiscard]] run_stats summarize(const std::vector<sample>& samples);
 
-/// The lowest and highest of a ratio.
+/// The lowest, the median and the highest of a ratio's values.
 struct ratio_range {
   double low = 0;
+  double median = 0;
   double high = 0;
 };
 
-/// The lowest and highest of a[i] / b[i] over the pairs where b[i] is not 0; nothing when none.
+/// The lowest, median and highest of a[i] / b[i] over the pairs where b[i] is not 0; nothing
+/// when none.
 [[nodiscard]] std::optional<ratio_range> pairwise_ratio_range(const std::vector<double>& a,
                                                               const std::vector<double>& b);
 

@@ -11,15 +11,21 @@ using value_of = std::optional<double> (*)(const plan&, const variant_results&,
                                            const sqlite_result&);
 using range_of = std::optional<ratio_range> (*)(const plan&, const variant_results&);
 
+// A ratio target reads the median of the repetitions' paired ratios (each repetition's idem run
+// against the raw libcurl run next to it): a host that changes speed between repetitions moves
+// both runs of a pair alike, where the ratio of the two clients' medians depends on how many of
+// each client's runs fell at each speed. The ratio of the medians when there are no pairs.
 std::optional<double> throughput(const variant_results& v, server_kind s, std::uint64_t c) {
   const point_result* p = find_point(v, s, c);
   if (p == nullptr) return std::nullopt;
+  if (p->throughput_runs) return p->throughput_runs->median;
   return ratio(p->idem.per_s, p->raw.per_s);
 }
 
 std::optional<double> cpu(const variant_results& v, server_kind s, std::uint64_t c) {
   const point_result* p = find_point(v, s, c);
   if (p == nullptr) return std::nullopt;
+  if (p->cpu_runs) return p->cpu_runs->median;
   return ratio(p->idem.cpu_us, p->raw.cpu_us);
 }
 

@@ -18,8 +18,8 @@ struct target_check {
   std::string unit;                ///< "×", " ms", " B"
   std::optional<double> measured;  ///< the current build
   std::optional<double> before;    ///< the baseline build, if measured
-  /// For a ratio of the two clients: its lowest and highest over the repetitions, each
-  /// repetition's idem run against its raw libcurl run (the current build).
+  /// For a ratio of the two clients: its lowest, median (`measured`) and highest over the
+  /// repetitions, each repetition's idem run against its raw libcurl run (the current build).
   std::optional<ratio_range> runs;
   [[nodiscard]] std::optional<bool> passes() const {
     if (!measured) return std::nullopt;
