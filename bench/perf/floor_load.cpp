@@ -3,19 +3,20 @@
 // nothing else. Per request:
 // - the submission hops onto the client's strand (the app may submit from any thread);
 // - a key minted from OpenSSL's CSPRNG (idempotency_key::mint);
-// - the answer classified by the server profile (final or not; replayed or not);
+// - the answer classified by the server profile (its class; whether it is a replay);
 // - an immutable outcome built (one allocation) and posted to the app's executor (never
 //   inline).
 // No store, no single-flight registry, no retry budget, deadline or attempt accounting, no
-// planning beyond the body. Measured beside `idem-cli load`, it splits the intent layer's cost
-// into what a redesign could not remove and what it could.
+// planning beyond the body, and no retry: an answer other than success ends unresolved (the
+// minimal server answers every request 201). Measured beside `idem-cli load`, it splits the intent
+// layer's cost into what a redesign could not remove and what it could.
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <chrono>
-#include <random>
 #include <string>
+#include <utility>
 
 #include "idem/curl_transport.hpp"
 #include "idem/idempotency_key.hpp"
@@ -76,8 +77,7 @@ class load {
     if (!r.ec) {
       const auto m = profile_.classify(
           idem::answer_view{r.response.status, r.response.headers, r.response.body});
-      f.kind = m.cls == idem::attempt_class::succeeded ? idem::outcome_kind::succeeded
-                                                       : idem::outcome_kind::rejected;
+      if (m.cls == idem::attempt_class::succeeded) f.kind = idem::outcome_kind::succeeded;
       f.replayed = profile_.replayed(r.response.headers);
       f.status = r.response.status;
       f.body = std::move(r.response.body);

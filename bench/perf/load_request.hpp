@@ -41,7 +41,7 @@ struct options {
 /// nlohmann's key order).
 [[nodiscard]] std::string order_body(const std::string& run, long n);
 
-/// The summary line both print.
+/// The summary line each prints.
 void print_summary(long requests, long ok, double wall_s);
 
 /// Drives a load on an event loop (idem_transport_load, idem_floor_load): starts
