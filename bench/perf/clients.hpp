@@ -1,6 +1,6 @@
 #pragma once
 // The clients the harness compares, each run as its own process against a URL: `idem-cli load`
-// (idem's load path), idem_raw_curl_load (libcurl's multi interface, no retry logic) and
+// (idem's load path), idem_raw_curl_load (libcurl's multi interface, no retry logic),
 // idem_transport_load (the same requests through idem's transport alone, no client) and
 // idem_floor_load (the transport with only the work every intent layer needs: a minted key, the
 // answer's classification, an outcome delivered by a queue hop).

@@ -16,8 +16,8 @@ struct point_result {
   point at;
   run_stats idem;
   run_stats raw;
-  // Each repetition's idem run against the raw libcurl run next to it: how far one pair of
-  // runs moves the ratio that the medians give.
+  // Each repetition's idem run against the raw libcurl run next to it: the median of these pairs
+  // is what a ratio target reads (targets.cpp), their lowest and highest how far one pair moves.
   std::optional<ratio_range> throughput_runs;  ///< idem / raw req/s, per repetition
   std::optional<ratio_range> cpu_runs;         ///< idem / raw CPU per request, per repetition
 };
