@@ -14,7 +14,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
-#include <chrono>
 #include <string>
 #include <utility>
 
@@ -23,6 +22,7 @@
 #include "idem/outcome.hpp"
 #include "idem/server_profile.hpp"
 #include "load_request.hpp"
+#include "transport_request.hpp"
 
 namespace {
 
@@ -36,9 +36,7 @@ class load {
         strand_(std::move(strand)),
         transport_(t),
         options_(o),
-        url_(o.url + o.path),
-        auth_("Bearer " + o.token),
-        run_(idem::idempotency_key::mint().str().substr(0, 8)) {}
+        request_(o, idem::idempotency_key::mint().str().substr(0, 8)) {}
 
   /// The app's side: submits the next intent, if any is left.
   void next() {
@@ -53,17 +51,8 @@ class load {
   // On the strand.
   void send(long n) {
     auto key = idem::idempotency_key::mint();
-    idem::http_request req;
-    req.method = "POST";
-    req.url = url_;
-    req.headers = {{"Idempotency-Key", key.str()},
-                   {"Authorization", auth_},
-                   {"Content-Type", "application/json"},
-                   {"Accept", "application/json"}};
-    req.body = perf::load::order_body(run_, n);
-    req.timeout = std::chrono::milliseconds{options_.timeout_ms};
     transport_.async_send(
-        std::move(req),
+        request_(key.str(), n),
         asio::bind_executor(strand_, [this, key = std::move(key)](idem::transport_result r) {
           done(key, std::move(r));
         }));
@@ -94,9 +83,7 @@ class load {
   idem::transport& transport_;
   const perf::load::options& options_;
   idem::server_profile profile_ = idem::server_profile::ietf();
-  std::string url_;
-  std::string auth_;
-  std::string run_;
+  perf::load::transport_request request_;
   long started_ = 0;
   long ok_ = 0;
 };

@@ -4,41 +4,29 @@
 // libcurl and `idem-cli load`, it splits idem's cost into the transport's (Asio driving curl's
 // socket interface) and the intent layer's (everything the client adds per intent).
 #include <boost/asio/io_context.hpp>
-#include <chrono>
 #include <random>
 #include <string>
 
 #include "idem/curl_transport.hpp"
 #include "load_request.hpp"
+#include "transport_request.hpp"
 
 namespace {
 
 class load {
  public:
   load(idem::transport& t, const perf::load::options& o)
-      : transport_(t),
-        options_(o),
-        url_(o.url + o.path),
-        auth_("Bearer " + o.token),
-        run_(perf::load::fresh_key(rng_).substr(0, 8)) {}
+      : transport_(t), options_(o), request_(o, perf::load::fresh_key(rng_).substr(0, 8)) {}
 
   /// The next request, if any is left; each completion starts the next (C chains).
   void next() {
     if (started_ >= options_.requests) return;
     const long n = started_++;
-    idem::http_request req;
-    req.method = "POST";
-    req.url = url_;
-    req.headers = {{"Idempotency-Key", perf::load::fresh_key(rng_)},
-                   {"Authorization", auth_},
-                   {"Content-Type", "application/json"},
-                   {"Accept", "application/json"}};
-    req.body = perf::load::order_body(run_, n);
-    req.timeout = std::chrono::milliseconds{options_.timeout_ms};
-    transport_.async_send(std::move(req), [this](idem::transport_result r) {
-      if (!r.ec && r.response.status >= 200 && r.response.status < 300) ++ok_;
-      next();
-    });
+    transport_.async_send(request_(perf::load::fresh_key(rng_), n),
+                          [this](idem::transport_result r) {
+                            if (!r.ec && r.response.status >= 200 && r.response.status < 300) ++ok_;
+                            next();
+                          });
   }
 
   [[nodiscard]] long ok() const noexcept { return ok_; }
@@ -47,9 +35,7 @@ class load {
   idem::transport& transport_;
   const perf::load::options& options_;
   std::mt19937_64 rng_{std::random_device{}()};
-  std::string url_;
-  std::string auth_;
-  std::string run_;
+  perf::load::transport_request request_;
   long started_ = 0;
   long ok_ = 0;
 };
