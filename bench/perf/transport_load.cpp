@@ -34,6 +34,7 @@ class load {
  private:
   idem::transport& transport_;
   const perf::load::options& options_;
+  // Before request_: the constructor draws the run's name from it.
   std::mt19937_64 rng_{std::random_device{}()};
   perf::load::transport_request request_;
   long started_ = 0;
