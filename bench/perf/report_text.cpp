@@ -248,7 +248,7 @@ only if each lookup ends early enough for the ends before it. Two changes:
   handled) means what starts now will be handled about as late: the lookup is judged as if it
   were L ms later, so it ends L ms before the deadline, or is not started when that leaves less
   than its minimum (the intent ends unresolved at once, its key kept for a later resume).
-- **The lookups in flight** (8a863c6, `src/end_backlog.hpp`): each lookup
+- **The lookups in flight** (8a863c6, `src/flight/end_backlog.hpp`): each lookup
   started also keeps back, per lookup already in flight, the time one takes the thread: at
   least 200 µs (the figure above), more when consecutive late ends show the thread slower. The
   time between late ends alone measured about 12 µs here: the transport closes a batch's
@@ -414,14 +414,14 @@ objects per intent would shrink.
 
 This round's harness run was of f315647 with d1ac68f (the tenth round's) in the before columns.
 On Linux and Android the transport now keeps curl's sockets in one epoll set of its own
-(`src/curl_epoll_socket_set.cpp`), which the event loop's reactor waits for as one descriptor: a
+(`src/transport/curl_epoll_socket_set.cpp`), which the event loop's reactor waits for as one descriptor: a
 connection costs an 8-byte entry in a vector indexed by descriptor instead of an Asio socket, the
 reactor's state for it and a pending wait with its handler and tracked executor. Curl's wishes go
 straight to `epoll_ctl`; the set is level-triggered, as the poll() of curl's own loop, and every
 registration carries its descriptor's generation, so that a report read for a descriptor closed
 meanwhile, whose number a new connection already took, is dropped rather than handed to the new
 one. Elsewhere (Apple's systems) the transport keeps one Asio socket per connection
-(`src/curl_socket_table.cpp`); CI's TSan build uses that one on Linux
+(`src/transport/curl_socket_table.cpp`); CI's TSan build uses that one on Linux
 (`-DIDEM_PORTABLE_SOCKET_WAIT=ON`), so that both run the transport's tests, and
 `curl_transport_socket_watcher_test` runs the same 11 tests against both.
 
@@ -619,7 +619,7 @@ Nothing moved beyond the harness's spread, though each change below takes work o
 |---|---|
 | the maps keyed by idempotency keys hash at every size: libstdc++ counts `std::hash` of a string as slow and, at 20 entries or fewer, compares the key with every entry instead (53 `memcmp` calls a request in the memory store, 31 in the single-flight map); a key now carries its hash, computed eight bytes at a time (64 instructions for a 36-character key, `std::hash`'s 103); the SQLite journal's maps use the same hash (d562ec5) | about 1,500 fewer instructions a request |
 | a memory store that keeps no finals (idem-cli's) forgets an intent on the event that ends it without applying the event first (the final body copied into the record, a holder allocated for it, the record unpacked and packed); which events end an intent is one rule, which `idem::apply` uses too (4660296) | the store's four writes 4,917 → 4,098 |
-| the client's transfer handler names its strand through a two-pointer executor (`src/strand_ref.hpp`): asking a type-erased handler for its executor made an `any_completion_executor` of the strand, on the heap, and Asio 1.81 answers that executor's blocking query with one more allocation (8ec3a2e) | `post_result`'s own cost 816 → about 100, two allocations fewer a result |
+| the client's transfer handler names its strand through a two-pointer executor (`src/util/strand_ref.hpp`): asking a type-erased handler for its executor made an `any_completion_executor` of the strand, on the heap, and Asio 1.81 answers that executor's blocking query with one more allocation (8ec3a2e) | `post_result`'s own cost 816 → about 100, two allocations fewer a result |
 | header values checked for CR, LF and NUL a word at a time (one `memchr` call per byte sought before, 15 a request); the lines that take away curl's `Content-Type` and `Expect` only where curl would add them (a body; past 1,024 bytes) (8ff985f) | the list's checks about 600 fewer; curl reads one to two lines fewer |
 | an answer's `Location` read from its headers only to poll a 202 (c8c5820) | one allocation fewer a request |
 | together, `perf_instructions.sh 4000 16`, both builds in one run | 116,866 → 111,518; raw libcurl 92,027: 1.27× → 1.21× |
@@ -874,7 +874,7 @@ pass, where the nineteenth round's run of nearly the same program measured 1.11�
 
 | change (commit) | effect |
 |---|---|
-| the memory store applies an attempt's start and end to its compact record in place (the same counting rule as `idem::apply`, in `src/attempt_counting.hpp`), where every event expanded the record into a full `intent_record` and packed it back, about 400 instructions an event (7187e84) | callgrind, 4,000 requests at 16 in flight, two runs each: the store's writes 3,720 → 3,000–3,060 instructions a request. CPU: 1.000× the build before (paired, below) |
+| the memory store applies an attempt's start and end to its compact record in place (the same counting rule as `idem::apply`, in `src/store/attempt_counting.hpp`), where every event expanded the record into a full `intent_record` and packed it back, about 400 instructions an event (7187e84) | callgrind, 4,000 requests at 16 in flight, two runs each: the store's writes 3,720 → 3,000–3,060 instructions a request. CPU: 1.000× the build before (paired, below) |
 
 How this round compares builds: on this VM a series of alternating runs can switch between two
 speeds (one series of 21 had idem-cli at 0.81–0.90 s in ten runs and at 1.21–1.45 s in the other

@@ -17,7 +17,7 @@
 namespace idem {
 
 namespace detail {
-struct intent_builder;  // src/intent_builder.hpp: intents from body bytes idem wrote itself
+struct intent_builder;  // src/intent/intent_builder.hpp: intents from body bytes idem wrote itself
 }  // namespace detail
 
 /// The write an intent performs.

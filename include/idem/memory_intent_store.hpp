@@ -49,7 +49,7 @@ class memory_intent_store final : public intent_store {
   [[nodiscard]] std::size_t size() const;
 
  private:
-  struct state;  // src/memory_intent_store.cpp: the records and their indexes
+  struct state;  // src/store/memory_intent_store.cpp: the records and their indexes
   mutable std::mutex mutex_;
   std::unique_ptr<state> s_;  // guarded by mutex_
 };

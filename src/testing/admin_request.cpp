@@ -1,4 +1,4 @@
-#include "admin_request.hpp"
+#include "testing/admin_request.hpp"
 
 #include <curl/curl.h>
 

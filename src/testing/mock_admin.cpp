@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "admin_request.hpp"
+#include "testing/admin_request.hpp"
 
 namespace idem::testing {
 namespace {

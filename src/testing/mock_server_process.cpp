@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "idem/testing/find_mock_server.hpp"
-#include "server_child.hpp"
-#include "temp_directory.hpp"
+#include "testing/server_child.hpp"
+#include "testing/temp_directory.hpp"
 
 namespace idem::testing {
 namespace {

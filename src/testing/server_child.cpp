@@ -1,4 +1,4 @@
-#include "server_child.hpp"
+#include "testing/server_child.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

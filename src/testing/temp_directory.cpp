@@ -1,4 +1,4 @@
-#include "temp_directory.hpp"
+#include "testing/temp_directory.hpp"
 
 #include <cerrno>
 #include <cstdlib>

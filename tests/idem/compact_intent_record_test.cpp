@@ -1,7 +1,7 @@
-// The memory store keeps records compact (src/compact_intent_record.hpp): after every event of
+// The memory store keeps records compact (src/store/compact_intent_record.hpp): after every event of
 // an intent's life, what it gives back is the record idem::apply makes of the same events.
 
-#include "src/compact_intent_record.hpp"
+#include "store/compact_intent_record.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The transport's pool of easy handles (src/curl_handle_pool.hpp): handles come back to be
+// The transport's pool of easy handles (src/transport/curl_handle_pool.hpp): handles come back to be
 // reused, up to a bound the transport moves with its load.
 
-#include "src/curl_handle_pool.hpp"
+#include "transport/curl_handle_pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // A request URL parsed once by libcurl's parser and kept with its easy handle
-// (src/curl_parsed_url.hpp): the same URL is not parsed again, another one replaces it, and a
+// (src/transport/curl_parsed_url.hpp): the same URL is not parsed again, another one replaces it, and a
 // URL the parser rejects gives no handle (curl is then left to report its own error).
 
-#include "src/curl_parsed_url.hpp"
+#include "transport/curl_parsed_url.hpp"
 
 #include <gtest/gtest.h>
 

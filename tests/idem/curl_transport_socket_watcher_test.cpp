@@ -1,4 +1,4 @@
-// The two ways the curl transport (src/curl_transport.cpp) watches curl's sockets: one
+// The two ways the curl transport (src/transport/curl_transport.cpp) watches curl's sockets: one
 // Asio socket each (socket_table, the portable way) and one epoll set for all (epoll_socket_set,
 // Linux). Both must say the same things to curl: a descriptor is reported only while curl wants
 // it, only for what curl wants, never after it was closed or handed back (even when its number is
@@ -23,10 +23,10 @@
 #include <utility>
 #include <vector>
 
-#include "src/curl_socket_table.hpp"
+#include "transport/curl_socket_table.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
 #if defined(__linux__)
-#include "src/curl_epoll_socket_set.hpp"
+#include "transport/curl_epoll_socket_set.hpp"
 #endif
 
 namespace idem::detail {

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "idem/transport_error.hpp"
-#include "src/curl_failure.hpp"
+#include "transport/curl_failure.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
 #include "tests/support/api_client.hpp"
 #include "tests/support/read_http_request.hpp"

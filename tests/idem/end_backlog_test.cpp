@@ -1,7 +1,7 @@
-// The client's backlog of ends (src/end_backlog.hpp): how long one end of a timed-out transfer
+// The client's backlog of ends (src/flight/end_backlog.hpp): how long one end of a timed-out transfer
 // takes while the thread is behind, and what a lookup keeps back for the lookups in flight.
 
-#include "src/end_backlog.hpp"
+#include "flight/end_backlog.hpp"
 
 #include <gtest/gtest.h>
 

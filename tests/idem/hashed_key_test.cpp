@@ -1,8 +1,8 @@
-// The hash the maps keyed by idempotency keys use (src/hashed_key.hpp): equal texts hash
+// The hash the maps keyed by idempotency keys use (src/util/hashed_key.hpp): equal texts hash
 // alike, and texts that differ anywhere (a byte in a full word or in the tail, the order of two
 // words, trailing zero bytes) hash apart, as a map needs to find one entry in a few probes.
 
-#include "src/hashed_key.hpp"
+#include "util/hashed_key.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-// The executor the client's transfer handlers name (src/strand_ref.hpp): what it runs, runs on
+// The executor the client's transfer handlers name (src/util/strand_ref.hpp): what it runs, runs on
 // the client's strand; dispatch() from the strand runs at once, post() never does (require
 // blocking.never picks the posting form); and a type-erased handler's executor still says
-// which strand it is, as the transport asks. post_on() (src/posting_strand.hpp), which the
+// which strand it is, as the transport asks. post_on() (src/util/posting_strand.hpp), which the
 // client and the transport use to queue onto that strand, runs on it, in order, never at once.
 
-#include "src/strand_ref.hpp"
+#include "util/strand_ref.hpp"
 
 #include <gtest/gtest.h>
 

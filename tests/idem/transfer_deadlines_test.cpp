@@ -1,7 +1,7 @@
-// The transport's own due times (src/transfer_deadlines.hpp): each transfer runs out of time
+// The transport's own due times (src/transport/transfer_deadlines.hpp): each transfer runs out of time
 // counted from when the transport accepted it, whenever curl got round to starting it.
 
-#include "src/transfer_deadlines.hpp"
+#include "transport/transfer_deadlines.hpp"
 
 #include <gtest/gtest.h>
 

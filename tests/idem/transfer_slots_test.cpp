@@ -1,6 +1,6 @@
-// The transport's transfers by id (src/transfer_slots.hpp): slots are reused, ids are not.
+// The transport's transfers by id (src/transport/transfer_slots.hpp): slots are reused, ids are not.
 
-#include "src/transfer_slots.hpp"
+#include "transport/transfer_slots.hpp"
 
 #include <gtest/gtest.h>
 

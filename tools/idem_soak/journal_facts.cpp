@@ -97,7 +97,7 @@ std::vector<run_window> runs_of(const std::vector<timeline_entry>& timeline,
 journal_facts read_journal_facts(const std::string& path,
                                  const std::vector<wall_time>& process_starts) {
   // The journal's API finds an intent by key; the keys themselves (and the order they were
-  // written in) come from its `intents` table (src/sqlite_journal_schema.cpp).
+  // written in) come from its `intents` table (src/store/sqlite/sqlite_journal_schema.cpp).
   std::vector<std::string> keys;
   sqlite_reader(path).each("SELECT key FROM intents ORDER BY seq",
                            [&](const sqlite_row& r) { keys.push_back(r.text(0)); });

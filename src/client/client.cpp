@@ -1,0 +1,152 @@
+#include "idem/client.hpp"
+
+#include <openssl/evp.h>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <cstdio>
+
+#include "flight/client_core.hpp"
+#include "idem/curl_transport.hpp"
+#include "util/posting_strand.hpp"
+#include "flight/submit_operation.hpp"
+
+namespace idem {
+namespace {
+
+// Hex SHA-256 of `material`: the store keeps which credentials a key belongs to without ever
+// holding the secret.
+std::string sha256_hex(const std::string& material) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(material.data(), material.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("idem: SHA-256 unavailable");
+  }
+  std::string hex;
+  hex.reserve(size * 2);
+  for (unsigned int n = 0; n < size; ++n) {
+    char buf[3];
+    std::snprintf(buf, sizeof buf, "%02x", digest[n]);
+    hex += buf;
+  }
+  return hex;
+}
+
+// The principal keys are bound to: the app's stable id, or a fingerprint of the credentials.
+// A bearer token keeps the fingerprint it had before other credentials existed, so journals
+// written then still resume.
+std::string principal_of(const credentials& c) {
+  if (!c.principal_id.empty()) return "id:" + c.principal_id;
+  const std::string value = c.provider ? c.provider() : c.value;
+  constexpr std::string_view bearer = "Bearer ";
+  if (c.header == "Authorization" && value.starts_with(bearer)) {
+    return sha256_hex("bearer\n" + value.substr(bearer.size()));
+  }
+  return sha256_hex("header\n" + c.header + "\n" + value);
+}
+
+std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) {
+  if (seed) return *seed;
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+credentials credentials::in_header(std::string name, std::string value) {
+  credentials c;
+  c.header = std::move(name);
+  c.value = std::move(value);
+  return c;
+}
+
+credentials credentials::from_provider(std::function<std::string()> provider,
+                                       std::string principal_id, std::string header) {
+  credentials c;
+  c.header = std::move(header);
+  c.provider = std::move(provider);
+  c.principal_id = std::move(principal_id);
+  return c;
+}
+
+client::core::core(boost::asio::any_io_executor executor, client_options options,
+                   std::shared_ptr<transport> t, std::shared_ptr<scheduler> s)
+    : ex(executor),
+      strand(boost::asio::make_strand(executor)),
+      posting_strand(detail::posting_strand(strand)),
+      opts(std::move(options)),
+      // libcurl's multi handle is not thread-safe: the transport runs on the client's strand,
+      // so the app may run its io_context on several threads.
+      net(t ? std::move(t) : std::make_shared<curl_transport>(strand, opts.transport_options)),
+      sched(s ? std::move(s) : std::make_shared<asio_scheduler>(executor)),
+      store(opts.store ? opts.store : std::make_shared<memory_intent_store>()),
+      budget(opts.retry_budget, sched->now()),
+      rng(seed_of(opts.rng_seed)),
+      credentials_fingerprint(principal_of(opts.credentials)),
+      base_url(opts.base_url) {
+  while (!base_url.empty() && base_url.back() == '/')
+    base_url.pop_back();
+}
+
+client::client(boost::asio::any_io_executor ex, client_options options,
+               std::shared_ptr<transport> transport, std::shared_ptr<scheduler> sched)
+    : core_(std::make_shared<core>(std::move(ex), std::move(options), std::move(transport),
+                                   std::move(sched))) {}
+
+client::~client() {
+  // Operations in flight keep the core alive; stop them so each completes (unresolved or
+  // not_sent) rather than retrying for a client nobody holds any more.
+  auto c = core_;
+  c->shutting_down.store(true, std::memory_order_release);
+  boost::asio::post(c->strand, [c] {
+    for (auto& op : c->flights.all())
+      op->cancel(boost::asio::cancellation_type::terminal);
+  });
+}
+
+void client::submit_impl(const intent& i, submit_options options,
+                         boost::asio::any_completion_handler<signature> handler) {
+  auto c = core_;
+  auto cancellation = detail::watch_cancellation(handler, c);
+  detail::post_on(c->posting_strand,
+                  [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
+                    detail::pending_callers callers;
+                    callers.push_back({std::move(h), cancellation, std::move(o)});
+                    detail::admit(c, i, std::move(callers));
+                  });
+}
+
+void client::plan_impl(const intent& i, std::optional<std::string> depends_on,
+                       boost::asio::any_completion_handler<void(std::error_code)> handler) {
+  // Straight to the store (it is thread-safe); the completion is posted to the handler's
+  // associated executor, by default the client's.
+  const bool bound = !depends_on.has_value();
+  core_->store->async_write(events::created{.what = i,
+                                            .principal = core_->credentials_fingerprint,
+                                            .at = core_->sched->wall_now(),
+                                            .depends_on = std::move(depends_on),
+                                            .path_bound = bound},
+                            core_->ex, std::move(handler));
+}
+
+client_counters client::counters() const {
+  const auto& a = core_->counters;
+  constexpr auto r = std::memory_order_relaxed;
+  return client_counters{
+      a.attempts.load(r), a.retries.load(r),  a.lookups.load(r),    a.succeeded.load(r),
+      a.rejected.load(r), a.not_sent.load(r), a.unresolved.load(r), a.recovered_by_lookup.load(r)};
+}
+
+boost::asio::any_io_executor client::get_executor() const {
+  return core_->ex;
+}
+
+const std::shared_ptr<intent_store>& client::store() const {
+  return core_->store;
+}
+
+const std::string& client::principal() const {
+  return core_->credentials_fingerprint;
+}
+
+}  // namespace idem

@@ -1,0 +1,83 @@
+// A submission reaching the client's strand: single flight, the store's word on the intent,
+// and the start of a new flight.
+#include "flight/submit_operation.hpp"
+
+namespace idem::detail {
+namespace {
+
+void answer_all(const std::shared_ptr<client::core>& core, pending_callers& callers,
+                const outcome& o) {
+  for (auto& c : callers)
+    deliver(std::move(c.handler), o, core->ex);
+}
+
+// The same request as the one journaled under the key: method and exact body bytes, and the
+// path unless the journaled one is a plan whose path is still to be filled in.
+bool same_as_recorded(const intent_record& r, const intent& i) {
+  return r.what.op().method == i.op().method && r.what.body() == i.body() &&
+         (!r.path_bound || r.what.op().path == i.op().path);
+}
+
+outcome recorded_outcome(const intent_record& r) {
+  switch (r.state) {
+    case intent_state::succeeded:
+      return outcome(outcome_fields{.kind = outcome_kind::succeeded,
+                                    .status = r.final_status,
+                                    .body = r.final_body,
+                                    .key = r.what.key().str()});
+    case intent_state::rejected:
+      return outcome(outcome_fields{.kind = outcome_kind::rejected,
+                                    .status = r.final_status,
+                                    .body = r.final_body,
+                                    .key = r.what.key().str(),
+                                    .error = r.error});
+    case intent_state::abandoned:
+    case intent_state::open:
+      break;
+  }
+  return outcome(
+      outcome_fields{.kind = outcome_kind::not_sent, .key = r.what.key().str(), .error = r.error});
+}
+
+}  // namespace
+
+void admit(const std::shared_ptr<client::core>& core, const intent& what, pending_callers callers) {
+  auto refuse = [&](std::string error) {
+    answer_all(
+        core, callers,
+        outcome(outcome_fields{
+            .kind = outcome_kind::rejected, .key = what.key().str(), .error = std::move(error)}));
+  };
+  if (auto running = core->flights.find(what.key().str())) {
+    // The same key with another request would be answered 422 by the server; refuse locally
+    // and loudly instead of joining a flight that is not ours.
+    if (!running->what().same_request(what)) return refuse("idempotency-key-mismatch");
+    for (auto& c : callers) {
+      if (running->stopping()) {
+        running->follow(std::move(c));
+      } else {
+        running->join(std::move(c.handler), c.cancellation);
+      }
+    }
+    return;
+  }
+  auto earlier = core->store->find(what.key());
+  if (earlier) {
+    // A key belongs to the credentials it was first written down with; under others it would
+    // be an unrelated request on the server, so a resumed intent could execute twice.
+    if (earlier->principal != core->credentials_fingerprint) return refuse("foreign-credentials");
+    if (!same_as_recorded(*earlier, what)) return refuse("idempotency-key-mismatch");
+    if (!earlier->is_open()) {
+      answer_all(core, callers, recorded_outcome(*earlier));
+      return;
+    }
+  }
+  auto op = std::make_shared<submit_operation>(core, what, callers.front().options);
+  core->flights.insert(op);
+  for (auto& c : callers)
+    op->join(std::move(c.handler), c.cancellation);
+  if (core->shutting_down.load(std::memory_order_acquire)) op->stop_at_start();
+  op->start(std::move(earlier));
+}
+
+}  // namespace idem::detail

@@ -1,0 +1,106 @@
+// submit_operation once writes are over: look the result up by business ID (a GET, retried
+// safely within the time left) and decide between succeeded, rejected and unresolved.
+#include <algorithm>
+
+#include "flight/submit_operation.hpp"
+
+namespace idem::detail {
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+void submit_operation::settle() {
+  if (all_not_sent_) return finish_stopped();
+  if (stopping()) return finish_stopped();
+  if (!intent_.lookup().enabled()) return finish_stopped();
+  if (core_->opts.observer) core_->opts.observer->on_lookup_started(intent_.key().str());
+  send_lookup();
+}
+
+std::chrono::steady_clock::time_point submit_operation::lookup_now() const {
+  return deadline_now() + lateness_ + core_->ends.margin();
+}
+
+void submit_operation::send_lookup() {
+  if (stopping()) return finish_stopped();
+  if (park_if_offline(&submit_operation::send_lookup)) return;
+  // Judged by lookup_now(): a lookup whose end would be handled after the deadline is not
+  // started, and one that is ends early enough for its outcome to be reported by then.
+  const auto now = lookup_now();
+  if (!deadline_->can_start_lookup(now)) return finish_stopped();
+  auto url = expand_lookup_url(intent_.lookup(), intent_.payload());
+  if (!url) {
+    // A template naming a value the payload lacks can never be asked: nothing is settled.
+    if (core_->opts.observer) core_->opts.observer->on_lookup_finished(intent_.key().str(), false);
+    return finish_stopped();
+  }
+  auto req = make_request("GET", absolute(*url), deadline_->lookup_timeout(now));
+  core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
+  core_->ends.lookup_started();
+  send(std::move(req), &submit_operation::on_lookup_done);
+}
+
+void submit_operation::on_lookup_done(transport_result r) {
+  core_->ends.lookup_ended();
+  note_lateness(r);
+  lookup_judgement j{.verdict = lookup_verdict::retry};
+  if (r.failure != transport_failure::none) {
+    last_transport_error_ = r.ec;
+  } else {
+    const auto& l = intent_.lookup();
+    const lookup_predicate* predicate = nullptr;
+    if (!l.predicate.empty()) {
+      auto it = core_->opts.lookup_predicates.find(l.predicate);
+      if (it != core_->opts.lookup_predicates.end()) predicate = &it->second;
+    }
+    j = judge_lookup(l, intent_.payload(), r.response.status, r.response.body, predicate);
+  }
+  auto* obs = core_->opts.observer.get();
+  const std::string key = intent_.key().str();
+  core_->store->write(events::lookup_finished{.key = intent_.key(),
+                                              .at = wall_now(),
+                                              .verdict = std::string(to_string(j.verdict)),
+                                              .status = r.response.status});
+  switch (j.verdict) {
+    case lookup_verdict::found:
+      if (obs) obs->on_lookup_finished(key, true);
+      return finish(outcome_fields{.kind = outcome_kind::succeeded,
+                                   .status = r.response.status,
+                                   .body = std::move(j.record),
+                                   .headers = std::move(r.response.headers),
+                                   .recovered_by_lookup = true});
+    case lookup_verdict::conflicting:
+      // The server's own record proves that another intent owns the business ID: ours can
+      // never be created under it. Reported with what the server really sent.
+      if (obs) obs->on_lookup_finished(key, false);
+      return finish(outcome_fields{.kind = outcome_kind::rejected,
+                                   .status = r.response.status,
+                                   .body = std::move(j.record),
+                                   .headers = std::move(r.response.headers),
+                                   .error = "duplicate-business-id"});
+    case lookup_verdict::not_found:
+      if (obs) obs->on_lookup_finished(key, false);
+      if (checking_stale_key_) {
+        // Proven never executed: the key may be sent again.
+        checking_stale_key_ = false;
+        return next_attempt();
+      }
+      return finish_stopped();
+    case lookup_verdict::retry:
+      break;
+  }
+  if (stopping()) return finish_stopped();
+  // A GET changes nothing: asking again is always safe, within the time left.
+  const milliseconds room = deadline_->lookup_sleep_room(lookup_now());
+  milliseconds delay = rare().lookups.next_delay(core_->rng);
+  if (r.failure == transport_failure::none) {
+    if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);
+  }
+  if (delay > room) {
+    if (obs) obs->on_lookup_finished(key, false);
+    return finish_stopped();
+  }
+  if (obs) obs->on_backoff(key, delay);
+  wait(delay, [this] { send_lookup(); });
+}
+
+}  // namespace idem::detail

@@ -1,0 +1,236 @@
+// The durable intent store: opening a journal, and recording events. Each event is applied to
+// its in-memory record at once and queued for the writer thread (sqlite_journal_writer.cpp),
+// which commits everything queued in one transaction. See include/idem/sqlite_journal.hpp for
+// the contract, docs/JOURNAL.md for why.
+#include "idem/sqlite_journal.hpp"
+
+#include "store/sqlite/sqlite_journal_codec.hpp"
+#include "store/sqlite/sqlite_journal_impl.hpp"
+#include "store/sqlite/sqlite_journal_schema.hpp"
+
+namespace idem {
+
+using detail::sqlite_statement;
+using detail::statement_use;
+
+bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
+  int rc = SQLITE_OK;
+  auto prepare_one = [&](detail::sqlite_connection& db, sqlite_statement& s, const char* sql) {
+    if (rc == SQLITE_OK) s = sqlite_statement(db.get(), sql, rc);
+    if (rc != SQLITE_OK && !ec) {
+      ec = db.error_of(rc);
+      why = "cannot prepare the journal's statements on " + options.path + ": " + db.message();
+    }
+  };
+  if (writer) {
+    auto& w = *writer;
+    prepare_one(w.db, w.begin, "BEGIN IMMEDIATE");
+    prepare_one(w.db, w.commit, "COMMIT");
+    prepare_one(w.db, w.rollback, "ROLLBACK");
+    prepare_one(w.db, w.upsert, detail::upsert_intent_sql);
+    prepare_one(w.db, w.insert_event, detail::insert_event_sql);
+    prepare_one(w.db, w.purge_events,
+                "DELETE FROM events WHERE key IN (SELECT key FROM intents "
+                "WHERE state <> 'open' AND finished_at < ?1)");
+    prepare_one(w.db, w.purge_intents,
+                "DELETE FROM intents WHERE state <> 'open' AND finished_at < ?1");
+  }
+  if (reader.has_schema) {
+    prepare_one(reader.db, reader.intent, detail::select_intent_sql);
+    prepare_one(reader.db, reader.events, detail::select_events_sql);
+    prepare_one(reader.db, reader.open_intents, detail::select_open_intents_sql);
+    // Abandoned intents were never sent; open ones count as unresolved once maybe sent.
+    prepare_one(reader.db, reader.counts,
+                "SELECT count(*), "
+                "coalesce(sum(state = 'succeeded'), 0), coalesce(sum(state = 'rejected'), 0), "
+                "coalesce(sum(state = 'abandoned' OR (state = 'open' AND NOT (reached_server OR "
+                "attempts > attempts_finished))), 0), "
+                "coalesce(sum(state = 'open' AND (reached_server OR "
+                "attempts > attempts_finished)), 0) FROM intents");
+  }
+  return rc == SQLITE_OK;
+}
+
+// At open: every open intent into memory, and where the sequences continue.
+bool sqlite_journal::impl::load(std::error_code& ec, std::string& why) {
+  if (!reader.has_schema) return true;
+  int rc = SQLITE_OK;
+  {
+    sqlite_statement max_seq(reader.db.get(),
+                             "SELECT (SELECT coalesce(max(seq), 0) FROM intents), "
+                             "(SELECT coalesce(max(seq), 0) FROM events)",
+                             rc);
+    if (rc == SQLITE_OK && (rc = max_seq.step()) == SQLITE_ROW) {
+      next_intent_seq = static_cast<std::uint64_t>(max_seq.column_int(0)) + 1;
+      next_event_seq = static_cast<std::uint64_t>(max_seq.column_int(1)) + 1;
+      rc = SQLITE_OK;
+    }
+  }
+  if (rc == SQLITE_OK && writer) {
+    statement_use use(reader.open_intents);
+    while ((rc = reader.open_intents.step()) == SQLITE_ROW) {
+      std::uint64_t seq = 0;
+      auto r = detail::read_intent(reader.open_intents, seq);
+      if (!r) {
+        ec = journal_errc::corrupt;
+        why = options.path + " holds an intent row that cannot be read back";
+        return false;
+      }
+      std::string key = r->what.key().str();
+      open.emplace(seq, key);
+      records.emplace(std::move(key), entry{std::move(*r), seq});
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  if (rc != SQLITE_OK) {
+    ec = reader.db.error_of(rc);
+    why = "cannot read " + options.path + ": " + reader.db.message();
+    return false;
+  }
+  return true;
+}
+
+std::shared_ptr<sqlite_journal> sqlite_journal::open(journal_options options, std::error_code& ec,
+                                                     std::string* detail_out) try {
+  std::string why;
+  ec = {};
+  auto d = std::make_unique<impl>();
+  d->options = std::move(options);
+  if (!d->options.wall_clock)
+    d->options.wall_clock = [] { return std::chrono::system_clock::now(); };
+  const auto& path = d->options.path;
+  auto failed = [&] {
+    if (detail_out) *detail_out = std::move(why);
+    return nullptr;
+  };
+  if (!d->options.read_only) {
+    d->lock = detail::journal_file_lock(path + ".lock", ec, why);
+    if (ec) return failed();
+  }
+  auto opened = detail::open_journal_database(d->options, ec, why);
+  if (!opened) return failed();
+  if (d->options.read_only) {
+    d->reader.db = std::move(opened->db);
+    d->reader.has_schema = opened->has_schema;
+  } else {
+    d->writer.emplace();
+    d->writer->db = std::move(opened->db);
+    auto reader = detail::open_journal_reader(path, ec, why);
+    if (!reader) return failed();
+    d->reader.db = std::move(*reader);
+  }
+  if (!d->prepare(ec, why)) return failed();
+  if (d->writer) d->purge(d->options.wall_clock() - d->options.audit_retention);
+  if (!d->load(ec, why)) return failed();
+  auto* raw = d.get();
+  std::shared_ptr<sqlite_journal> journal(new sqlite_journal(std::move(d)));
+  if (raw->writer) raw->thread = std::thread([raw] { raw->writer_loop(); });
+  return journal;
+} catch (const std::exception& e) {  // out of memory, no thread: nothing is half open
+  ec = journal_errc::io;
+  if (detail_out) *detail_out = std::string("cannot open the journal: ") + e.what();
+  return nullptr;
+}
+
+sqlite_journal::sqlite_journal(std::unique_ptr<impl> d) : d_(std::move(d)) {}
+
+sqlite_journal::~sqlite_journal() {
+  if (d_->thread.joinable()) {
+    {
+      std::lock_guard lock(d_->mutex);
+      d_->stopping = true;
+    }
+    d_->wake.notify_one();
+    d_->thread.join();
+  }
+  // The writer's last batch took every waiter; any left could never be made durable.
+  for (auto& w : d_->waiters)
+    detail::complete(w, journal_errc::closed);
+}
+
+// Applies `e` to its record and queues its timeline line. False for an event of an intent the
+// journal does not know (ignored).
+bool sqlite_journal::impl::record_locked(const intent_event& e) {
+  const std::string& key = key_of(e).str();
+  const auto* created = std::get_if<events::created>(&e);
+  auto it = records.find(key);
+  if (it == records.end()) {
+    // Not in memory: a new intent, or a final one already committed (read it back, so that a
+    // late event updates the stored record instead of replacing it).
+    auto stored = read_record(key);
+    if (created) {
+      if (stored) return true;  // a created for a known key changes nothing
+      const auto seq = next_intent_seq++;
+      it = records.emplace(key, entry{make_record(*created), seq}).first;
+      open.emplace(seq, key);
+    } else {
+      if (!stored) return false;
+      it = records.emplace(key, entry{std::move(stored->first), stored->second}).first;
+      if (it->second.record.is_open()) open.emplace(it->second.seq, key);
+    }
+  } else if (created) {
+    return true;
+  }
+  entry& en = it->second;
+  const bool was_open = en.record.is_open();
+  apply(en.record, e);
+  if (was_open && !en.record.is_open()) open.erase(en.seq);
+  ++en.version;
+  dirty.insert(key);
+  lines.push_back(line{key, next_event_seq++, timeline_of(e)});
+  work = true;
+  return true;
+}
+
+void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex,
+                                 write_handler handler) {
+  if (d_->options.read_only) {
+    detail::complete_now(std::move(ex), std::move(handler), journal_errc::read_only);
+    return;
+  }
+  auto w = detail::make_waiter(std::move(ex), std::move(handler));
+  bool known = false;
+  try {
+    std::lock_guard lock(d_->mutex);
+    known = d_->record_locked(e);
+    if (known) d_->waiters.push_back(std::move(w));
+  } catch (...) {  // out of memory: the write may not be recorded, say so
+    detail::complete(w, journal_errc::io);
+    return;
+  }
+  if (known)
+    d_->wake.notify_one();
+  else
+    detail::complete(w, {});  // an unknown intent's event: nothing to make durable
+}
+
+void sqlite_journal::write(intent_event e) {
+  if (d_->options.read_only) return;
+  {
+    std::lock_guard lock(d_->mutex);
+    d_->record_locked(e);
+  }
+  d_->wake.notify_one();
+}
+
+void sqlite_journal::async_flush(boost::asio::any_io_executor ex, write_handler handler) {
+  if (d_->options.read_only) {
+    detail::complete_now(std::move(ex), std::move(handler), {});
+    return;
+  }
+  {
+    std::lock_guard lock(d_->mutex);
+    d_->waiters.push_back(detail::make_waiter(std::move(ex), std::move(handler)));
+  }
+  d_->wake.notify_one();
+}
+
+std::size_t sqlite_journal::purge_final_before(wall_time cutoff) {
+  return d_->writer ? d_->purge(cutoff) : 0;
+}
+
+std::uint64_t sqlite_journal::commits() const {
+  return d_->commits.load(std::memory_order_relaxed);
+}
+
+}  // namespace idem

@@ -1,0 +1,210 @@
+#include "store/sqlite/sqlite_journal_codec.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "idem/orders.hpp"
+
+namespace idem::detail {
+namespace {
+
+// Enums are stored by name, so that the file reads plainly in the sqlite3 shell and does not
+// depend on the order of the enumerators.
+
+constexpr std::array all_states{intent_state::open, intent_state::succeeded, intent_state::rejected,
+                                intent_state::abandoned};
+constexpr std::array all_classes{attempt_class::succeeded,         attempt_class::not_sent,
+                                 attempt_class::unknown,           attempt_class::not_processed,
+                                 attempt_class::in_progress,       attempt_class::client_bug,
+                                 attempt_class::business_conflict, attempt_class::rejected};
+constexpr std::array all_outcomes{outcome_kind::succeeded, outcome_kind::rejected,
+                                  outcome_kind::not_sent, outcome_kind::unresolved};
+constexpr std::array all_kinds{
+    timeline_entry::kind::created,         timeline_entry::kind::path_bound,
+    timeline_entry::kind::attempt_started, timeline_entry::kind::attempt_finished,
+    timeline_entry::kind::waited,          timeline_entry::kind::lookup,
+    timeline_entry::kind::outcome,         timeline_entry::kind::abandoned};
+// The lookup is stored as JSON (without its business ID, which has a column of its own) in the
+// `lookup_kind` column. Files written before lookups were declarative hold the name of one of
+// the orders API's lookups there, read back as the same preset.
+std::string lookup_text(const business_lookup& l) {
+  if (!l.enabled()) return "none";
+  auto j = to_json(l);
+  j.erase("business_id");
+  return j.dump();
+}
+
+std::optional<business_lookup> parse_lookup(const std::string& text, std::string business_id) {
+  if (text == "none") return business_lookup{.business_id = std::move(business_id)};
+  if (text == "order_created") return orders::order_created_lookup(std::move(business_id));
+  if (text == "payment_captured") return orders::payment_captured_lookup(std::move(business_id));
+  if (text == "order_cancelled") return orders::order_cancelled_lookup(std::move(business_id));
+  auto l = business_lookup_from_json(nlohmann::json::parse(text, nullptr, false));
+  if (l) l->business_id = std::move(business_id);
+  return l;
+}
+
+template <class E, std::size_t N>
+std::optional<E> parse_name(std::string_view name, const std::array<E, N>& all) {
+  for (E e : all)
+    if (to_string(e) == name) return e;
+  return std::nullopt;
+}
+
+template <class E, std::size_t N>
+std::optional<E> parse_optional_name(const std::optional<std::string>& name,
+                                     const std::array<E, N>& all) {
+  return name ? parse_name(*name, all) : std::nullopt;
+}
+
+std::optional<std::int64_t> optional_millis(const std::optional<wall_time>& t) {
+  return t ? std::optional<std::int64_t>(to_millis(*t)) : std::nullopt;
+}
+
+std::optional<wall_time> optional_time(std::optional<std::int64_t> ms) {
+  return ms ? std::optional<wall_time>(from_millis(*ms)) : std::nullopt;
+}
+
+std::uint32_t column_u32(const sqlite_statement& s, int i) {
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(s.column_int(i), 0, UINT32_MAX));
+}
+
+}  // namespace
+
+std::int64_t to_millis(wall_time t) noexcept {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+wall_time from_millis(std::int64_t ms) noexcept {
+  return wall_time{std::chrono::milliseconds{ms}};
+}
+
+#define IDEM_INTENT_COLUMNS                                                              \
+  "key, seq, method, path, body, lookup_kind, business_id, principal, created_at, "      \
+  "first_attempt_at, finished_at, depends_on, path_bound, attempts, attempts_finished, " \
+  "last_class, reached_server, state, last_outcome, final_status, final_body, error"
+
+const char* const upsert_intent_sql =
+    "INSERT INTO intents (" IDEM_INTENT_COLUMNS
+    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+    "?19, ?20, ?21, ?22) "
+    "ON CONFLICT (key) DO UPDATE SET method = excluded.method, path = excluded.path, "
+    "body = excluded.body, lookup_kind = excluded.lookup_kind, "
+    "business_id = excluded.business_id, principal = excluded.principal, "
+    "created_at = excluded.created_at, first_attempt_at = excluded.first_attempt_at, "
+    "finished_at = excluded.finished_at, depends_on = excluded.depends_on, "
+    "path_bound = excluded.path_bound, attempts = excluded.attempts, "
+    "attempts_finished = excluded.attempts_finished, last_class = excluded.last_class, "
+    "reached_server = excluded.reached_server, state = excluded.state, "
+    "last_outcome = excluded.last_outcome, final_status = excluded.final_status, "
+    "final_body = excluded.final_body, error = excluded.error";
+
+const char* const select_intent_sql = "SELECT " IDEM_INTENT_COLUMNS " FROM intents WHERE key = ?1";
+
+const char* const select_open_intents_sql =
+    "SELECT " IDEM_INTENT_COLUMNS " FROM intents WHERE state = 'open' ORDER BY seq";
+
+#undef IDEM_INTENT_COLUMNS
+
+const char* const insert_event_sql =
+    "INSERT INTO events (seq, key, at, kind, attempt, class, status, request_id, duration_ms, "
+    "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
+const char* const select_events_sql =
+    "SELECT seq, key, at, kind, attempt, class, status, request_id, duration_ms, detail "
+    "FROM events WHERE key = ?1 ORDER BY seq";
+
+void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq) {
+  const intent& what = r.what;
+  s.bind_text(1, what.key().str());
+  s.bind(2, static_cast<std::int64_t>(seq));
+  s.bind_text(3, what.op().method);
+  s.bind_text(4, what.op().path);
+  s.bind_blob(5, what.body());
+  s.bind_text(6, lookup_text(what.lookup()));
+  s.bind_text(7, what.lookup().business_id);
+  s.bind_text(8, r.principal);
+  s.bind(9, to_millis(r.created_at));
+  s.bind_optional(10, optional_millis(r.first_attempt_at));
+  s.bind_optional(11, optional_millis(r.finished_at));
+  s.bind_optional_text(12, r.depends_on);
+  s.bind(13, r.path_bound ? 1 : 0);
+  s.bind(14, r.attempts);
+  s.bind(15, r.attempts_finished);
+  if (r.last_class)
+    s.bind_text(16, to_string(*r.last_class));
+  else
+    s.bind_null(16);
+  s.bind(17, r.reached_server ? 1 : 0);
+  s.bind_text(18, to_string(r.state));
+  if (r.last_outcome)
+    s.bind_text(19, to_string(*r.last_outcome));
+  else
+    s.bind_null(19);
+  s.bind(20, r.final_status);
+  s.bind_blob(21, std::string_view(r.final_body).substr(0, max_stored_final_body));
+  s.bind_text(22, r.error);
+}
+
+std::optional<intent_record> read_intent(const sqlite_statement& s, std::uint64_t& seq) {
+  auto key = idempotency_key::from_string(s.column_text(0));
+  const auto state = parse_name(s.column_text(17), all_states);
+  auto lookup = parse_lookup(s.column_text(5), s.column_text(6));
+  if (!key || !state || !lookup) return std::nullopt;
+  auto what = intent::restore_exact(std::move(*key),
+                                    operation{.method = s.column_text(2), .path = s.column_text(3)},
+                                    s.column_text(4), std::move(*lookup));
+  if (!what) return std::nullopt;
+  seq = static_cast<std::uint64_t>(s.column_int(1));
+  intent_record r{.what = std::move(*what)};
+  r.principal = s.column_text(7);
+  r.created_at = from_millis(s.column_int(8));
+  r.first_attempt_at = optional_time(s.column_optional_int(9));
+  r.finished_at = optional_time(s.column_optional_int(10));
+  r.depends_on = s.column_optional_text(11);
+  r.path_bound = s.column_int(12) != 0;
+  r.attempts = column_u32(s, 13);
+  r.attempts_finished = column_u32(s, 14);
+  r.last_class = parse_optional_name(s.column_optional_text(15), all_classes);
+  r.reached_server = s.column_int(16) != 0;
+  r.state = *state;
+  r.last_outcome = parse_optional_name(s.column_optional_text(18), all_outcomes);
+  r.final_status = static_cast<int>(s.column_int(19));
+  r.final_body = s.column_text(20);
+  r.error = s.column_text(21);
+  return r;
+}
+
+void bind_event(sqlite_statement& s, std::uint64_t seq, const std::string& key,
+                const timeline_entry& e) {
+  s.bind(1, static_cast<std::int64_t>(seq));
+  s.bind_text(2, key);
+  s.bind(3, to_millis(e.at));
+  s.bind_text(4, to_string(e.what));
+  s.bind(5, e.attempt);
+  if (e.cls)
+    s.bind_text(6, to_string(*e.cls));
+  else
+    s.bind_null(6);
+  s.bind(7, e.status);
+  s.bind_text(8, e.request_id);
+  s.bind(9, e.duration.count());
+  s.bind_text(10, e.detail);
+}
+
+std::optional<timeline_entry> read_event(const sqlite_statement& s, std::uint64_t& seq) {
+  const auto kind = parse_name(s.column_text(3), all_kinds);
+  if (!kind) return std::nullopt;
+  seq = static_cast<std::uint64_t>(s.column_int(0));
+  return timeline_entry{.what = *kind,
+                        .at = from_millis(s.column_int(2)),
+                        .attempt = column_u32(s, 4),
+                        .cls = parse_optional_name(s.column_optional_text(5), all_classes),
+                        .status = static_cast<int>(s.column_int(6)),
+                        .request_id = s.column_text(7),
+                        .duration = std::chrono::milliseconds{s.column_int(8)},
+                        .detail = s.column_text(9)};
+}
+
+}  // namespace idem::detail

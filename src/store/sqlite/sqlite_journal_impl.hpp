@@ -1,0 +1,125 @@
+#pragma once
+// Internal: the state a sqlite_journal shares between the threads that call it and its writer
+// thread, and how a waiting write is completed. Private to the idem library; the members are
+// defined in sqlite_journal.cpp (opening, recording events), sqlite_journal_writer.cpp (the
+// writer thread: group commit, purge) and sqlite_journal_reads.cpp (find, timeline, counts).
+//
+// Locks, always taken in this order: write_mutex (the writer connection), mutex (the in-memory
+// records and queues), read_mutex (the reader connection).
+
+#include <atomic>
+#include <boost/asio/any_completion_executor.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "util/hashed_key.hpp"
+#include "idem/sqlite_journal.hpp"
+#include "store/sqlite/journal_file_lock.hpp"
+#include "store/sqlite/sqlite_connection.hpp"
+
+namespace idem::detail {
+
+/// A write waiting for its commit. The tracked executors keep the caller's event loop alive
+/// until the completion is posted.
+struct journal_waiter {
+  boost::asio::any_io_executor io_work;
+  boost::asio::any_completion_executor handler_work;
+  intent_store::write_handler handler;
+};
+
+[[nodiscard]] journal_waiter make_waiter(boost::asio::any_io_executor ex,
+                                         intent_store::write_handler handler);
+/// Posts the completion (never inline) to the handler's executor, through the caller's.
+void complete(journal_waiter& w, std::error_code ec) noexcept;
+/// Completes `handler` with `ec` at once (posted).
+void complete_now(boost::asio::any_io_executor ex, intent_store::write_handler handler,
+                  std::error_code ec) noexcept;
+
+}  // namespace idem::detail
+
+namespace idem {
+
+struct sqlite_journal::impl {
+  struct entry {
+    intent_record record;
+    std::uint64_t seq = 0;        // creation order
+    std::uint64_t version = 0;    // bumped by every event applied
+    std::uint64_t committed = 0;  // the version last committed
+  };
+  struct line {  // a timeline line not yet committed
+    std::string key;
+    std::uint64_t seq;
+    timeline_entry entry;
+  };
+  struct snapshot {  // a dirty record as it is at commit time
+    std::string key;
+    intent_record record;
+    std::uint64_t seq;
+    std::uint64_t version;
+  };
+  // The connection the writer thread commits on (purge_final_before shares it).
+  struct writer_side {
+    detail::sqlite_connection db;
+    detail::sqlite_statement begin, commit, rollback, upsert, insert_event, purge_events,
+        purge_intents;
+  };
+  // A connection for reads beside the writer (the only one of a read-only journal).
+  struct reader_side {
+    detail::sqlite_connection db;
+    detail::sqlite_statement intent, events, open_intents, counts;
+    bool has_schema = true;
+  };
+
+  journal_options options;
+  detail::journal_file_lock lock;  // released last
+
+  std::mutex write_mutex;  // the writer side; taken before `mutex`
+  std::optional<writer_side> writer;
+  mutable std::mutex read_mutex;  // the reader side; taken after `mutex`, never before
+  mutable reader_side reader;
+
+  mutable std::mutex mutex;  // everything below
+  std::condition_variable wake;
+  // Keyed by the intents' keys (hashed_key.hpp: the key's own hash at every size).
+  std::unordered_map<std::string, entry, detail::text_hash>
+      records;                                               // open, and final not committed
+  std::map<std::uint64_t, std::string> open;                 // seq -> key, oldest first
+  std::unordered_set<std::string, detail::text_hash> dirty;  // changed since their last commit
+  std::deque<line> lines;                                    // in the order they happened
+  std::vector<detail::journal_waiter> waiters;
+  bool work = false;  // something to commit arrived since the writer last looked
+  bool stopping = false;
+  std::uint64_t next_intent_seq = 1;
+  std::uint64_t next_event_seq = 1;
+
+  std::atomic<std::uint64_t> commits{0};
+  std::chrono::steady_clock::time_point last_purge = std::chrono::steady_clock::now();
+  std::thread thread;
+
+  // Opening (sqlite_journal.cpp): every statement prepared; open intents loaded.
+  bool prepare(std::error_code& ec, std::string& why);
+  bool load(std::error_code& ec, std::string& why);
+  // Applies an event and queues it (`mutex` held); false for an unknown intent's event.
+  bool record_locked(const intent_event& e);
+  // The stored record of `key` and its seq (sqlite_journal_reads.cpp).
+  std::optional<std::pair<intent_record, std::uint64_t>> read_record(const std::string& key) const;
+  // The writer thread (sqlite_journal_writer.cpp).
+  void writer_loop() noexcept;
+  void commit_batch() noexcept;
+  std::error_code write_transaction(const std::vector<snapshot>& snaps,
+                                    const std::vector<line>& batch);
+  std::size_t purge(wall_time cutoff);
+};
+
+}  // namespace idem

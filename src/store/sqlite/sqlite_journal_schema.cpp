@@ -1,0 +1,287 @@
+#include "store/sqlite/sqlite_journal_schema.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+namespace idem::detail {
+namespace {
+
+constexpr const char* schema_sql = R"sql(
+CREATE TABLE intents (
+  key               TEXT PRIMARY KEY NOT NULL,
+  seq               INTEGER NOT NULL,  -- creation order: open intents are resumed oldest first
+  method            TEXT NOT NULL,
+  path              TEXT NOT NULL,     -- a planned intent's template until path_bound
+  body              BLOB NOT NULL,     -- the exact bytes sent
+  lookup_kind       TEXT NOT NULL,     -- the lookup as JSON, or "none" (older files: a preset name)
+  business_id       TEXT NOT NULL,
+  principal         TEXT NOT NULL,     -- SHA-256 of the credentials, never the secret
+  created_at        INTEGER NOT NULL,  -- times: milliseconds since the Unix epoch
+  first_attempt_at  INTEGER,
+  finished_at       INTEGER,
+  depends_on        TEXT,
+  path_bound        INTEGER NOT NULL,
+  attempts          INTEGER NOT NULL,
+  attempts_finished INTEGER NOT NULL,
+  last_class        TEXT,
+  reached_server    INTEGER NOT NULL,
+  state             TEXT NOT NULL,
+  last_outcome      TEXT,
+  final_status      INTEGER NOT NULL,
+  final_body        BLOB NOT NULL,     -- at most 64 KiB
+  error             TEXT NOT NULL
+);
+CREATE INDEX intents_by_state ON intents (state, seq);
+CREATE INDEX intents_by_finish ON intents (finished_at) WHERE finished_at IS NOT NULL;
+CREATE TABLE events (
+  seq         INTEGER PRIMARY KEY,     -- the order events happened in, over all intents
+  key         TEXT NOT NULL,
+  at          INTEGER NOT NULL,
+  kind        TEXT NOT NULL,
+  attempt     INTEGER NOT NULL,
+  class       TEXT,
+  status      INTEGER NOT NULL,
+  request_id  TEXT NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  detail      TEXT NOT NULL
+);
+CREATE INDEX events_by_key ON events (key, seq);
+)sql";
+
+constexpr std::string_view sqlite_magic{"SQLite format 3\0", 16};
+constexpr std::size_t sqlite_header_size = 100;
+
+enum class file_kind { missing, empty, sqlite };
+
+// Looks at the file before SQLite does: a file that is not an SQLite database at all, or one
+// cut inside its header, is refused without handing it to SQLite.
+std::optional<file_kind> inspect_file(const std::string& path, std::error_code& ec,
+                                      std::string& detail) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return file_kind::missing;
+    ec = errno == EACCES ? journal_errc::read_only : journal_errc::io;
+    detail = "cannot read " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ec = journal_errc::not_a_journal;
+    detail = path + " is not a regular file";
+    return std::nullopt;
+  }
+  if (st.st_size == 0) return file_kind::empty;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    ec = journal_errc::io;
+    detail = "cannot read " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  char header[sqlite_header_size];
+  const ssize_t n = ::pread(fd, header, sizeof header, 0);
+  ::close(fd);
+  if (n < 0) {
+    ec = journal_errc::io;
+    detail = "cannot read " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  const std::string_view got(header, static_cast<std::size_t>(n));
+  if (got.substr(0, sqlite_magic.size()) != sqlite_magic.substr(0, got.size())) {
+    ec = journal_errc::not_a_journal;
+    detail = path + " is not an idem journal (not an SQLite database)";
+    return std::nullopt;
+  }
+  if (got.size() < sqlite_header_size) {
+    ec = journal_errc::corrupt;
+    detail = path + " is truncated (" + std::to_string(got.size()) +
+             " bytes, shorter than an SQLite header)";
+    return std::nullopt;
+  }
+  return file_kind::sqlite;
+}
+
+// Fills ec/detail from a failed SQLite call while checking `path`.
+void fail(const sqlite_connection& db, int rc, const std::string& path, std::error_code& ec,
+          std::string& detail) {
+  ec = db.error_of(rc);
+  if (ec == journal_errc::corrupt)
+    detail = path + " is damaged or truncated: " + db.message();
+  else
+    detail = "cannot read " + path + ": " + db.message();
+}
+
+// The first `n` lines of a report that can name every page of the file.
+std::string first_lines(std::string text, int n) {
+  std::size_t at = 0;
+  for (int i = 0; i < n && at != std::string::npos; ++i) {
+    at = text.find('\n', at);
+    if (at != std::string::npos && i + 1 < n) text[at++] = ' ';
+  }
+  if (at != std::string::npos) text = text.substr(0, at) + " ...";
+  return text;
+}
+
+// The first line PRAGMA quick_check reports ("ok" for a sound file).
+std::optional<std::string> quick_check(sqlite_connection& db, int& rc) {
+  int prepare_rc = SQLITE_OK;
+  sqlite_statement check(db.get(), "PRAGMA quick_check", prepare_rc);
+  rc = prepare_rc;
+  if (rc != SQLITE_OK) return std::nullopt;
+  rc = check.step();
+  if (rc != SQLITE_ROW) return std::nullopt;
+  rc = SQLITE_OK;
+  return check.column_text(0);
+}
+
+// Checks an existing database is an idem journal this code can read, and sound. Reads only.
+bool check_journal(sqlite_connection& db, const std::string& path, bool& is_new,
+                   std::error_code& ec, std::string& detail) {
+  int rc = SQLITE_OK;
+  const auto app_id = db.pragma_int("application_id", rc);
+  const auto version = app_id ? db.pragma_int("user_version", rc) : std::nullopt;
+  std::optional<std::int64_t> objects;
+  if (version) {
+    sqlite_statement count(db.get(), "SELECT count(*) FROM sqlite_schema", rc);
+    if (rc == SQLITE_OK) {
+      rc = count.step();
+      if (rc == SQLITE_ROW) {
+        objects = count.column_int(0);
+        rc = SQLITE_OK;
+      }
+    }
+  }
+  if (!objects) {
+    fail(db, rc, path, ec, detail);
+    return false;
+  }
+  is_new = *app_id == 0 && *version == 0 && *objects == 0;
+  if (is_new) return true;
+  if (*app_id != journal_application_id) {
+    ec = journal_errc::not_a_journal;
+    detail = path + " is an SQLite database of another application (application_id " +
+             std::to_string(*app_id) + ")";
+    return false;
+  }
+  if (*version != journal_schema_version) {
+    ec = journal_errc::not_a_journal;
+    detail = path + " has journal format " + std::to_string(*version) + "; this idem reads " +
+             std::to_string(journal_schema_version) +
+             (*version > journal_schema_version ? " (written by a newer idem)" : "");
+    return false;
+  }
+  const auto verdict = quick_check(db, rc);
+  if (!verdict) {
+    fail(db, rc, path, ec, detail);
+    return false;
+  }
+  if (*verdict != "ok") {
+    ec = journal_errc::corrupt;
+    detail = path + " is damaged (PRAGMA quick_check: " + first_lines(*verdict, 3) + ")";
+    return false;
+  }
+  return true;
+}
+
+bool configure_writer(sqlite_connection& db, const journal_options& options, bool is_new,
+                      std::error_code& ec, std::string& detail) {
+  int rc = SQLITE_OK;
+  sqlite_statement wal(db.get(), "PRAGMA journal_mode = WAL", rc);
+  if (rc == SQLITE_OK) rc = wal.step();
+  if (rc == SQLITE_ROW && wal.column_text(0) != "wal") {
+    ec = journal_errc::io;
+    detail = "cannot put " + options.path + " in WAL mode";
+    return false;
+  }
+  if (rc != SQLITE_ROW) {
+    fail(db, rc, options.path, ec, detail);
+    return false;
+  }
+  wal.reset();
+  if (is_new) {
+    const std::string create = "BEGIN IMMEDIATE;" + std::string(schema_sql) +
+                               "PRAGMA application_id = " + std::to_string(journal_application_id) +
+                               "; PRAGMA user_version = " + std::to_string(journal_schema_version) +
+                               "; COMMIT;";
+    rc = db.exec(create.c_str());
+    if (rc != SQLITE_OK) {
+      fail(db, rc, options.path, ec, detail);
+      detail = "cannot create the journal " + options.path + ": " + db.message();
+      if (!sqlite3_get_autocommit(db.get())) db.exec("ROLLBACK");
+      return false;
+    }
+  }
+  std::string pragmas = options.durability == journal_durability::full
+                            ? "PRAGMA synchronous = FULL;"
+                            : "PRAGMA synchronous = NORMAL;";
+  if (options.max_pages)
+    pragmas += "PRAGMA max_page_count = " + std::to_string(*options.max_pages) + ";";
+  rc = db.exec(pragmas.c_str());
+  if (rc != SQLITE_OK) {
+    fail(db, rc, options.path, ec, detail);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<journal_database> open_journal_database(const journal_options& options,
+                                                      std::error_code& ec, std::string& detail) {
+  const auto kind = inspect_file(options.path, ec, detail);
+  if (!kind) return std::nullopt;
+  if (*kind == file_kind::missing && options.read_only) {
+    ec = journal_errc::not_a_journal;
+    detail = "there is no journal at " + options.path;
+    return std::nullopt;
+  }
+  const int flags =
+      SQLITE_OPEN_NOMUTEX |
+      (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = SQLITE_OK;
+  journal_database j{sqlite_connection(options.path, flags, rc)};
+  if (rc != SQLITE_OK) {
+    fail(j.db, rc, options.path, ec, detail);
+    detail = "cannot open " + options.path + ": " + j.db.message();
+    return std::nullopt;
+  }
+  // Until the file is known to be a sound journal, closing must not checkpoint a WAL into it.
+  sqlite3_db_config(j.db.get(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  if (!options.read_only && sqlite3_db_readonly(j.db.get(), "main") == 1) {
+    ec = journal_errc::read_only;
+    detail = options.path + " is write-protected (SQLite could open it only read-only)";
+    return std::nullopt;
+  }
+  sqlite3_busy_timeout(j.db.get(), 5000);
+  bool is_new = false;
+  if (!check_journal(j.db, options.path, is_new, ec, detail)) return std::nullopt;
+  if (options.read_only) {
+    j.has_schema = !is_new;
+  } else if (!configure_writer(j.db, options, is_new, ec, detail)) {
+    return std::nullopt;
+  }
+  sqlite3_db_config(j.db.get(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
+  ec = {};
+  return j;
+}
+
+std::optional<sqlite_connection> open_journal_reader(const std::string& path, std::error_code& ec,
+                                                     std::string& detail) {
+  int rc = SQLITE_OK;
+  sqlite_connection db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, rc);
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db.get(), 5000);
+    rc = db.exec("PRAGMA query_only = 1");
+  }
+  if (rc != SQLITE_OK) {
+    ec = db.error_of(rc);
+    detail = "cannot open a reader on " + path + ": " + db.message();
+    return std::nullopt;
+  }
+  return db;
+}
+
+}  // namespace idem::detail

@@ -1,0 +1,198 @@
+// The journal's writer thread: group commit (one transaction for everything queued since the
+// last commit, then every waiting write completed), failed commits kept for the next one, and
+// the hourly purge of final intents past their audit retention.
+#include <boost/asio/append.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+
+#include "store/sqlite/sqlite_journal_codec.hpp"
+#include "store/sqlite/sqlite_journal_impl.hpp"
+
+namespace idem {
+namespace detail {
+
+journal_waiter make_waiter(boost::asio::any_io_executor ex, intent_store::write_handler handler) {
+  auto handler_ex = boost::asio::get_associated_executor(handler, ex);
+  return journal_waiter{
+      boost::asio::prefer(ex, boost::asio::execution::outstanding_work.tracked),
+      boost::asio::prefer(handler_ex, boost::asio::execution::outstanding_work.tracked),
+      std::move(handler)};
+}
+
+void complete(journal_waiter& w, std::error_code ec) noexcept {
+  try {
+    // The hold on the caller's event loop travels with the completion and is released there,
+    // after the handler ran: released here, on the writer thread, it could drop the loop's work
+    // count to zero (and stop the loop) between the handler and what the handler starts, or
+    // after the loop's owner restarted it for its next write. So the completion is posted
+    // through an untracked copy: a tracked one (and the copies post makes of it) would be let
+    // go here, after the completion may already have run there.
+    const auto target =
+        boost::asio::prefer(w.io_work, boost::asio::execution::outstanding_work.untracked);
+    boost::asio::post(target,
+                      [work = std::move(w.io_work), handler_work = std::move(w.handler_work),
+                       h = std::move(w.handler), ec]() mutable {
+                        // On the handler's own executor (a strand, say): at once if that is where
+                        // we are.
+                        boost::asio::dispatch(boost::asio::append(std::move(h), ec));
+                      });
+  } catch (...) {  // out of memory while posting: nothing better can be done here
+  }
+}
+
+void complete_now(boost::asio::any_io_executor ex, intent_store::write_handler handler,
+                  std::error_code ec) noexcept {
+  try {
+    auto w = make_waiter(std::move(ex), std::move(handler));
+    complete(w, ec);
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::sqlite_statement;
+using detail::statement_use;
+
+constexpr auto purge_interval = std::chrono::hours{1};
+
+// One step of a statement that returns no rows; the statement is reset afterwards.
+int run(sqlite_statement& s) noexcept {
+  statement_use use(s);
+  return s.step();
+}
+
+}  // namespace
+
+void sqlite_journal::impl::writer_loop() noexcept {
+  std::unique_lock lock(mutex);
+  for (;;) {
+    wake.wait(lock, [&] { return stopping || work || !waiters.empty(); });
+    const bool last = stopping;  // one last commit of what is queued, then stop
+    lock.unlock();
+    commit_batch();
+    if (!last && std::chrono::steady_clock::now() - last_purge >= purge_interval) {
+      try {
+        purge(options.wall_clock() - options.audit_retention);
+      } catch (...) {  // the clock threw: try again next hour
+      }
+      last_purge = std::chrono::steady_clock::now();
+    }
+    lock.lock();
+    if (last) return;
+  }
+}
+
+void sqlite_journal::impl::commit_batch() noexcept {
+  std::vector<detail::journal_waiter> done;
+  std::error_code ec;
+  try {
+    std::lock_guard write_lock(write_mutex);
+    std::vector<snapshot> snaps;
+    std::vector<line> batch;
+    {
+      std::lock_guard lock(mutex);
+      snaps.reserve(dirty.size());
+      for (const auto& key : dirty) {
+        const auto it = records.find(key);
+        if (it != records.end())
+          snaps.push_back({key, it->second.record, it->second.seq, it->second.version});
+      }
+      batch.assign(lines.begin(), lines.end());
+      done.swap(waiters);
+      dirty.clear();
+      work = false;
+    }
+    if (!snaps.empty() || !batch.empty()) {
+      ec = write_transaction(snaps, batch);
+      std::lock_guard lock(mutex);
+      if (!ec) {
+        lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(batch.size()));
+        for (const auto& s : snaps) {
+          const auto it = records.find(s.key);
+          if (it == records.end()) continue;
+          entry& en = it->second;
+          en.committed = std::max(en.committed, s.version);
+          if (!en.record.is_open() && en.committed == en.version) records.erase(it);
+        }
+        commits.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        // Kept for the next commit: the records stay dirty, the lines stay queued.
+        for (const auto& s : snaps)
+          if (records.contains(s.key)) dirty.insert(s.key);
+      }
+    }
+  } catch (...) {
+    if (!ec) ec = journal_errc::io;
+  }
+  for (auto& w : done)
+    detail::complete(w, ec);
+}
+
+std::error_code sqlite_journal::impl::write_transaction(const std::vector<snapshot>& snaps,
+                                                        const std::vector<line>& batch) {
+  auto& w = *writer;
+  int rc = run(w.begin);
+  if (rc == SQLITE_DONE) {
+    for (const auto& s : snaps) {
+      statement_use use(w.upsert);
+      detail::bind_intent(w.upsert, s.record, s.seq);
+      if ((rc = w.upsert.step()) != SQLITE_DONE) break;
+    }
+  }
+  if (rc == SQLITE_DONE) {
+    for (const auto& l : batch) {
+      statement_use use(w.insert_event);
+      detail::bind_event(w.insert_event, l.seq, l.key, l.entry);
+      if ((rc = w.insert_event.step()) != SQLITE_DONE) break;
+    }
+  }
+  if (rc == SQLITE_DONE) rc = run(w.commit);
+  if (rc == SQLITE_DONE) return {};
+  const std::error_code ec = w.db.error_of(rc);
+  if (!sqlite3_get_autocommit(w.db.get())) run(w.rollback);
+  return ec ? ec : make_error_code(journal_errc::io);
+}
+
+std::size_t sqlite_journal::impl::purge(wall_time cutoff) {
+  std::lock_guard write_lock(write_mutex);
+  auto& w = *writer;
+  const auto ms = detail::to_millis(cutoff);
+  std::size_t purged = 0;
+  int rc = run(w.begin);
+  if (rc == SQLITE_DONE) {
+    statement_use use(w.purge_events);
+    w.purge_events.bind(1, ms);
+    rc = w.purge_events.step();
+  }
+  if (rc == SQLITE_DONE) {
+    statement_use use(w.purge_intents);
+    w.purge_intents.bind(1, ms);
+    rc = w.purge_intents.step();
+    purged = static_cast<std::size_t>(sqlite3_changes(w.db.get()));
+  }
+  if (rc == SQLITE_DONE) rc = run(w.commit);
+  if (rc != SQLITE_DONE) {
+    if (!sqlite3_get_autocommit(w.db.get())) run(w.rollback);
+    return 0;
+  }
+  // Final records not yet committed that are past the cutoff go too, with their lines.
+  std::lock_guard lock(mutex);
+  for (auto it = records.begin(); it != records.end();) {
+    const intent_record& r = it->second.record;
+    if (r.is_open() || !r.finished_at || *r.finished_at >= cutoff) {
+      ++it;
+      continue;
+    }
+    dirty.erase(it->first);
+    std::erase_if(lines, [&](const line& l) { return l.key == it->first; });
+    it = records.erase(it);
+  }
+  return purged;
+}
+
+}  // namespace idem
