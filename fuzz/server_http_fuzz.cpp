@@ -1,4 +1,4 @@
-// Raw bytes through the mock server's real HTTP front end (mock_server/http_server.hpp, Beast's
+// Raw bytes through the mock server's real HTTP front end (mock_server/http/http_server.hpp, Beast's
 // parser with the server's limits) into the real request handler (app.hpp handle_request) over
 // an in-memory database: each input is written to a fresh loopback connection, which then
 // half-closes and reads whatever comes back until the server closes. Properties: the server
@@ -22,8 +22,8 @@
 #include "fuzz/fuzz_check.hpp"
 #include "fuzz/half_close_exchange.hpp"
 #include "mock_server/app.hpp"
-#include "mock_server/http_server.hpp"
-#include "mock_server/server_state.hpp"
+#include "mock_server/http/http_server.hpp"
+#include "mock_server/state/server_state.hpp"
 
 namespace {
 

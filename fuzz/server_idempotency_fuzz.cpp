@@ -34,8 +34,8 @@
 #include "fuzz/fuzz_check.hpp"
 #include "fuzz/input_lines.hpp"
 #include "mock_server/app.hpp"
-#include "mock_server/server_state.hpp"
-#include "mock_server/stats_snapshot.hpp"
+#include "mock_server/state/server_state.hpp"
+#include "mock_server/admin/stats_snapshot.hpp"
 
 namespace {
 

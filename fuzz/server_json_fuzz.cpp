@@ -1,4 +1,4 @@
-// The mock server's JSON path on arbitrary bodies: parsing (mock_server/canonical_json.hpp), the
+// The mock server's JSON path on arbitrary bodies: parsing (mock_server/http/canonical_json.hpp), the
 // canonical form, the Orders API validation (order_validation.hpp) and the request fingerprint
 // (fingerprint.hpp). Properties: nothing throws or crashes; the canonical form parses back to a
 // value with the same canonical form; a fingerprint is 64 hex digits and depends on the body
@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.hpp"
-#include "mock_server/canonical_json.hpp"
-#include "mock_server/fingerprint.hpp"
-#include "mock_server/order_validation.hpp"
+#include "mock_server/http/canonical_json.hpp"
+#include "mock_server/idempotency/fingerprint.hpp"
+#include "mock_server/orders/order_validation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

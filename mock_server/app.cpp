@@ -2,15 +2,15 @@
 
 #include <iostream>
 
-#include "mock_server/admin_api.hpp"
-#include "mock_server/admin_token.hpp"
-#include "mock_server/bearer_token.hpp"
-#include "mock_server/fingerprint.hpp"
-#include "mock_server/idempotent_post.hpp"
-#include "mock_server/problem.hpp"
-#include "mock_server/route.hpp"
-#include "mock_server/stats_snapshot.hpp"
-#include "mock_server/tenant_api.hpp"
+#include "mock_server/admin/admin_api.hpp"
+#include "mock_server/admin/admin_token.hpp"
+#include "mock_server/http/bearer_token.hpp"
+#include "mock_server/idempotency/fingerprint.hpp"
+#include "mock_server/idempotency/idempotent_post.hpp"
+#include "mock_server/http/problem.hpp"
+#include "mock_server/http/route.hpp"
+#include "mock_server/admin/stats_snapshot.hpp"
+#include "mock_server/orders/tenant_api.hpp"
 
 namespace idem::mock {
 

@@ -5,8 +5,8 @@
 
 #include <boost/asio/awaitable.hpp>
 
-#include "mock_server/http_message.hpp"
-#include "mock_server/server_state.hpp"
+#include "mock_server/http/http_message.hpp"
+#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
 

@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "mock_server/server_options.hpp"
+#include "mock_server/state/server_options.hpp"
 
 namespace idem::mock {
 

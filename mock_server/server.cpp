@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "mock_server/app.hpp"
-#include "mock_server/completer.hpp"
-#include "mock_server/http_server.hpp"
-#include "mock_server/server_state.hpp"
+#include "mock_server/idempotency/completer.hpp"
+#include "mock_server/http/http_server.hpp"
+#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "mock_server/server_options.hpp"
+#include "mock_server/state/server_options.hpp"
 
 namespace idem::mock {
 

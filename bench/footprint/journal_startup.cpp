@@ -48,7 +48,7 @@ namespace events = idem::events;
 
 constexpr std::size_t batch = 500;  // intents per flush while creating
 
-// The answer the mock server gives to a create (mock_server/create_order_operation.cpp).
+// The answer the mock server gives to a create (mock_server/orders/create_order_operation.cpp).
 std::string order_body(std::size_t n) {
   return R"({"amount_minor":1500,"created_at":1764583200000,"currency":"EUR",)"
          R"("customer_id":"c-1","id":"ord_)" +

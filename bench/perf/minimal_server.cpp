@@ -23,7 +23,7 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-// What the mock server answers to a create (mock_server/create_order_operation.cpp), with a
+// What the mock server answers to a create (mock_server/orders/create_order_operation.cpp), with a
 // fresh id per answer.
 std::string order_body(std::uint64_t n) {
   return R"({"amount_minor":2000,"created_at":1764583200000,"currency":"EUR",)"

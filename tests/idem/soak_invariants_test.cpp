@@ -16,8 +16,8 @@
 #include "idem_soak/invariants.hpp"
 #include "idem_soak/journal_facts.hpp"
 #include "idem_soak/server_facts.hpp"
-#include "mock_server/schema.hpp"
-#include "mock_server/sqlite.hpp"
+#include "mock_server/storage/schema.hpp"
+#include "mock_server/storage/sqlite.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem::soak {

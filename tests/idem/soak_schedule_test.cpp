@@ -12,7 +12,7 @@
 #include "idem_soak/fault_schedule.hpp"
 #include "idem_soak/journal_facts.hpp"
 #include "idem_soak/soak_options.hpp"
-#include "mock_server/fault_rules.hpp"
+#include "mock_server/faults/fault_rules.hpp"
 
 namespace idem::soak {
 namespace {

@@ -1,4 +1,4 @@
-#include "mock_server/canonical_json.hpp"
+#include "mock_server/http/canonical_json.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "mock_server/counters.hpp"
+#include "mock_server/storage/counters.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "mock_server/schema.hpp"
+#include "mock_server/storage/schema.hpp"
 
 namespace idem::mock {
 namespace {

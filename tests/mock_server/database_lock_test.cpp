@@ -1,6 +1,6 @@
 // One server per database file: a second server on the same --db used to start, expire the first
 // one's live leases (they looked abandoned) and execute requests beside it.
-#include "mock_server/database_lock.hpp"
+#include "mock_server/storage/database_lock.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "mock_server/server_state.hpp"
+#include "mock_server/state/server_state.hpp"
 #include "tests/support/api_client.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/fault_rules.hpp"

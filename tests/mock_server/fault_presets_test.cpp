@@ -1,6 +1,6 @@
-// Named fault presets: defined once (mock_server/fault_presets.cpp), expanded for
+// Named fault presets: defined once (mock_server/faults/fault_presets.cpp), expanded for
 // `--faults preset:NAME` and for `PUT /_mock/faults {"preset": NAME}`.
-#include "mock_server/fault_presets.hpp"
+#include "mock_server/faults/fault_presets.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "mock_server/fault_rules.hpp"
+#include "mock_server/faults/fault_rules.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mock_server/canonical_json.hpp"
+#include "mock_server/http/canonical_json.hpp"
 #include "tests/mock_server/support/parsed_json.hpp"
 
 namespace idem::mock {

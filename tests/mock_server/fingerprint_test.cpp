@@ -1,8 +1,8 @@
-#include "mock_server/fingerprint.hpp"
+#include "mock_server/idempotency/fingerprint.hpp"
 
 #include <gtest/gtest.h>
 
-#include "mock_server/canonical_json.hpp"
+#include "mock_server/http/canonical_json.hpp"
 #include "tests/mock_server/support/parsed_json.hpp"
 
 namespace idem::mock {

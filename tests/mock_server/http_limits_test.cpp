@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "mock_server/command_line.hpp"
-#include "mock_server/http_server.hpp"
+#include "mock_server/http/http_server.hpp"
 #include "tests/mock_server/support/response_header.hpp"
 #include "tests/support/endless_request.hpp"
 #include "tests/support/http_client.hpp"

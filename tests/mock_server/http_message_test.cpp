@@ -1,4 +1,4 @@
-#include "mock_server/http_message.hpp"
+#include "mock_server/http/http_message.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // timeouts, fault deliveries (reset, stall), handler failures and graceful shutdown. The server
 // runs on an io_context in a background thread; the tests talk to it with blocking clients.
 
-#include "mock_server/http_server.hpp"
+#include "mock_server/http/http_server.hpp"
 
 #include <gtest/gtest.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "mock_server/ids.hpp"
+#include "mock_server/storage/ids.hpp"
 
 #include <gtest/gtest.h>
 

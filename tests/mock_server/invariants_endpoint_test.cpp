@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "mock_server/sqlite.hpp"
+#include "mock_server/storage/sqlite.hpp"
 #include "tests/support/api_client.hpp"
 #include "tests/support/problem_assertions.hpp"
 #include "tests/support/running_server.hpp"

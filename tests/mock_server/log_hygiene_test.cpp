@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "mock_server/sqlite.hpp"
+#include "mock_server/storage/sqlite.hpp"
 #include "tests/support/fault_rules.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/integration.hpp"

@@ -1,8 +1,8 @@
-#include "mock_server/order_store.hpp"
+#include "mock_server/storage/order_store.hpp"
 
 #include <gtest/gtest.h>
 
-#include "mock_server/schema.hpp"
+#include "mock_server/storage/schema.hpp"
 
 namespace idem::mock {
 namespace {

@@ -1,11 +1,11 @@
-#include "mock_server/order_validation.hpp"
+#include "mock_server/orders/order_validation.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "mock_server/canonical_json.hpp"
+#include "mock_server/http/canonical_json.hpp"
 #include "tests/mock_server/support/parsed_json.hpp"
 
 namespace idem::mock {

@@ -1,10 +1,10 @@
-#include "mock_server/payment_provider.hpp"
+#include "mock_server/storage/payment_provider.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "mock_server/schema.hpp"
+#include "mock_server/storage/schema.hpp"
 
 namespace idem::mock {
 namespace {

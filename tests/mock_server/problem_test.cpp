@@ -1,4 +1,4 @@
-#include "mock_server/problem.hpp"
+#include "mock_server/http/problem.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "mock_server/record_signals.hpp"
+#include "mock_server/state/record_signals.hpp"
 
 #include <gtest/gtest.h>
 

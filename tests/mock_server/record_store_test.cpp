@@ -1,4 +1,4 @@
-#include "mock_server/record_store.hpp"
+#include "mock_server/storage/record_store.hpp"
 #include "tests/support/temp_db_file.hpp"
 
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "mock_server/schema.hpp"
+#include "mock_server/storage/schema.hpp"
 
 namespace idem::mock {
 namespace {

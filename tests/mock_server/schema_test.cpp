@@ -1,4 +1,4 @@
-#include "mock_server/schema.hpp"
+#include "mock_server/storage/schema.hpp"
 #include "tests/mock_server/support/count_rows.hpp"
 
 #include <gtest/gtest.h>

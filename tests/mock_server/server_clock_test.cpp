@@ -1,4 +1,4 @@
-#include "mock_server/server_clock.hpp"
+#include "mock_server/storage/server_clock.hpp"
 #include "tests/support/temp_db_file.hpp"
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "mock_server/schema.hpp"
+#include "mock_server/storage/schema.hpp"
 
 namespace idem::mock {
 namespace {

@@ -1,4 +1,4 @@
-#include "mock_server/sqlite.hpp"
+#include "mock_server/storage/sqlite.hpp"
 #include "tests/mock_server/support/count_rows.hpp"
 #include "tests/support/temp_db_file.hpp"
 

@@ -1,4 +1,4 @@
-#include "mock_server/wal_checkpointer.hpp"
+#include "mock_server/storage/wal_checkpointer.hpp"
 
 #include <gtest/gtest.h>
 

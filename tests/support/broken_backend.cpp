@@ -10,7 +10,7 @@
 #include <optional>
 #include <utility>
 
-#include "mock_server/problem.hpp"
+#include "mock_server/http/problem.hpp"
 
 namespace idem::testing {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "mock_server/http_message.hpp"
+#include "mock_server/http/http_message.hpp"
 
 namespace idem::testing {
 

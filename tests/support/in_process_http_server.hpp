@@ -15,7 +15,7 @@
 #include <memory>
 #include <thread>
 
-#include "mock_server/http_server.hpp"
+#include "mock_server/http/http_server.hpp"
 
 namespace idem::testing {
 

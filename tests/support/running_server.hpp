@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "mock_server/server_options.hpp"
+#include "mock_server/state/server_options.hpp"
 
 namespace idem::mock {
 class server;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "mock_server/sqlite.hpp"
+#include "mock_server/storage/sqlite.hpp"
 
 namespace idem::mock::test {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "mock_server/canonical_json.hpp"
+#include "mock_server/http/canonical_json.hpp"
 
 namespace idem::mock::test {
 

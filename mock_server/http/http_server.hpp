@@ -1,0 +1,77 @@
+#pragma once
+// The mock server's HTTP/1.1 front end on Boost.Beast: accepts connections, reads requests with
+// limits and timeouts, hands each to the core as a transport-neutral `request`, and writes the
+// `reply` (or resets / stalls the connection when a fault asks). Beast is included only by
+// http_server.cpp to keep build times down.
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "mock_server/http/http_message.hpp"
+
+namespace idem::mock {
+
+/// What one connection may cost. Together the limits bound what one request makes the server read
+/// (about header_limit + body_limit + framing_limit bytes) and hold (a read buffer of
+/// header_limit + 4 KiB, in which any one chunk-size line and the trailer section must fit, plus
+/// the request), and max_connections bounds how many connections do so at once.
+struct http_server_options {
+  std::size_t body_limit = 64 * 1024;    ///< larger bodies: request.body_too_large, then close
+  std::size_t header_limit = 16 * 1024;  ///< larger header blocks: 431, then close
+  /// Chunked framing one request may carry besides its data: chunk-size lines with their
+  /// extensions and the trailer section. More: 413 payload-too-large, then close.
+  std::size_t framing_limit = 64 * 1024;
+  /// Time allowed to read one whole request once its first byte arrived (header and body).
+  std::chrono::milliseconds read_timeout{30'000};
+  /// Time allowed to write one response.
+  std::chrono::milliseconds write_timeout{30'000};
+  /// How long a keep-alive connection may sit idle between requests.
+  std::chrono::milliseconds idle_timeout{60'000};
+  /// On shutdown, how long in-flight requests get to finish before their connections are closed.
+  std::chrono::milliseconds shutdown_grace{10'000};
+  /// Connections served at once. One beyond them is answered `503 unavailable` with
+  /// `Retry-After: 1` before its request is read, then closed.
+  std::size_t max_connections = 1024;
+};
+
+/// The core: turns one request into one reply. Runs on the server's executor; may suspend
+/// (timers for faults and `Prefer: wait`). It must not throw; if it does, the server answers
+/// `500 internal` (problem+json) and keeps running.
+using request_handler = std::function<boost::asio::awaitable<reply>(request)>;
+
+/// An HTTP/1.1 server. Keep-alive; one request at a time per connection (no pipelining of
+/// responses); `HEAD` answers go out without content; trailer fields never reach the handler as
+/// headers; malformed requests get `400` and the connection closes; the accept loop survives
+/// accept errors (e.g. EMFILE: it waits briefly and goes on). All work runs on the given
+/// executor, which should be single-threaded (an io_context run by one thread or a strand).
+/// Thread-safety: call every member from that executor's thread.
+class http_server {
+ public:
+  http_server(boost::asio::any_io_executor ex, const boost::asio::ip::tcp::endpoint& listen_on,
+              request_handler handler, http_server_options options = {});
+  ~http_server();
+  http_server(const http_server&) = delete;
+  http_server& operator=(const http_server&) = delete;
+
+  /// The bound address (useful with port 0).
+  [[nodiscard]] boost::asio::ip::tcp::endpoint local_endpoint() const;
+  /// Starts the accept loop.
+  void start();
+  /// Graceful stop: closes the acceptor, closes idle connections, lets each request in flight
+  /// finish and write its response (at most `shutdown_grace`), then calls `on_stopped` once
+  /// every connection is gone. Calling it twice is harmless (the second callback is also called).
+  void shutdown(std::function<void()> on_stopped);
+  /// Connections currently open: those served and those being refused at the cap.
+  [[nodiscard]] std::size_t open_connections() const noexcept;
+
+ private:
+  struct state;
+  std::shared_ptr<state> state_;
+};
+
+}  // namespace idem::mock
