@@ -14,7 +14,7 @@
 namespace idem {
 
 // Every byte here is paid by each of thousands of intents in flight: an intent in flight
-// costs the store one node of records_ (tests/idem/memory_intent_store_footprint_test.cpp).
+// costs the store one node of records_ (tests/idem/store/memory_intent_store_footprint_test.cpp).
 struct memory_intent_store::state {
   struct entry;
   // The open entries, oldest first, linked through the entries themselves (an unordered_map's

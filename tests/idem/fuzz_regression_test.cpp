@@ -9,7 +9,7 @@
 
 #include "idem/business_lookup.hpp"
 #include "idem/orders.hpp"
-#include "support/client_fixture.hpp"
+#include "tests/idem/support/client_fixture.hpp"
 
 namespace idem::test {
 namespace {

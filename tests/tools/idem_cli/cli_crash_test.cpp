@@ -12,7 +12,7 @@
 #include <random>
 #include <sstream>
 
-#include "tests/idem/support/cli_journal_fixture.hpp"
+#include "tests/tools/support/cli_journal_fixture.hpp"
 #include "tests/support/fault_rules.hpp"
 #include "tests/support/integration.hpp"
 

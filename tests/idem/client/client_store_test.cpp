@@ -6,7 +6,7 @@
 #include <set>
 
 #include "idem/journal_error.hpp"
-#include "support/client_fixture.hpp"
+#include "tests/idem/support/client_fixture.hpp"
 
 namespace idem::test {
 namespace {

@@ -23,7 +23,7 @@
 #include "idem_cli/flag_checks.hpp"
 #include "idem_cli/lookup_choice.hpp"
 #include "idem_cli/unresolved_notice.hpp"
-#include "tests/idem/support/cli_run.hpp"
+#include "tests/tools/support/cli_run.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem::cli {

@@ -14,7 +14,7 @@
 
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/run_cli.hpp"
-#include "tests/idem/support/conform_run.hpp"
+#include "tests/tools/support/conform_run.hpp"
 #include "tests/support/in_process_http_server.hpp"
 #include "tests/support/recording_listener.hpp"
 #include "tests/support/running_server.hpp"

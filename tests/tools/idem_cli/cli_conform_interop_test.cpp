@@ -16,7 +16,7 @@
 #include <string>
 
 #include "idem_cli/exit_status.hpp"
-#include "tests/idem/support/conform_run.hpp"
+#include "tests/tools/support/conform_run.hpp"
 #include "tests/support/node_app.hpp"
 
 namespace idem::test {

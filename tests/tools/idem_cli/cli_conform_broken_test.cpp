@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "idem_cli/exit_status.hpp"
-#include "tests/idem/support/conform_run.hpp"
+#include "tests/tools/support/conform_run.hpp"
 #include "tests/support/broken_backend.hpp"
 
 namespace idem::test {

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-#include "support/sqlite_journal_fixture.hpp"
+#include "tests/idem/support/sqlite_journal_fixture.hpp"
 #include "tests/support/work_counting_executor.hpp"
 
 namespace idem::test::journal {

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "idem/memory_intent_store.hpp"
-#include "support/client_fixture.hpp"
+#include "tests/idem/support/client_fixture.hpp"
 
 namespace idem::test {
 namespace {

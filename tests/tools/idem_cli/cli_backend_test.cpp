@@ -17,7 +17,7 @@
 
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/run_cli.hpp"
-#include "tests/idem/support/cli_run.hpp"
+#include "tests/tools/support/cli_run.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
 #include "tests/support/cli_process.hpp"
 #include "tests/support/recording_listener.hpp"

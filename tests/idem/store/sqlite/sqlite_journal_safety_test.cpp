@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "support/sqlite_journal_fixture.hpp"
+#include "tests/idem/support/sqlite_journal_fixture.hpp"
 
 namespace idem::test::journal {
 namespace {

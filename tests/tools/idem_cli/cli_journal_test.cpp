@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "tests/idem/support/cli_journal_fixture.hpp"
+#include "tests/tools/support/cli_journal_fixture.hpp"
 #include "tests/idem/support/live_client.hpp"
 #include "tests/support/fault_rules.hpp"
 #include "tests/support/integration.hpp"

@@ -20,7 +20,7 @@
 #include "idem_cli/run_cli.hpp"
 #include "idem_cli/submit_command.hpp"
 #include "idem_cli/summary.hpp"
-#include "tests/idem/support/cli_run.hpp"
+#include "tests/tools/support/cli_run.hpp"
 #include "tests/support/running_server.hpp"
 
 namespace idem::cli {

@@ -5,8 +5,8 @@
 #include "idem/journal_error.hpp"
 #include "idem/memory_intent_store.hpp"
 #include "idem/sqlite_journal.hpp"
-#include "support/client_fixture.hpp"
-#include "support/unflushable_store.hpp"
+#include "tests/idem/support/client_fixture.hpp"
+#include "tests/idem/support/unflushable_store.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem::test {

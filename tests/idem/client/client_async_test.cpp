@@ -13,7 +13,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include "idem/blocking_client.hpp"
-#include "support/client_fixture.hpp"
+#include "tests/idem/support/client_fixture.hpp"
 
 namespace idem::test {
 namespace {

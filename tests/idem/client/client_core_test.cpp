@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "support/client_fixture.hpp"
+#include "tests/idem/support/client_fixture.hpp"
 
 namespace idem::test {
 namespace {
