@@ -1,4 +1,4 @@
-// The mock server's Idempotency-Key parsing (mock_server/idempotency/key_header.hpp) on arbitrary header
+// The mock server's Idempotency-Key parsing (mock_server/http/key_header.hpp) on arbitrary header
 // values. Input: one header field a line, its first character naming the field ('k'
 // Idempotency-Key, 'l' idempotency-key, 'u' IDEMPOTENCY-KEY, 's' Idempotency-Keys, anything else
 // Content-Type), the rest its value. Properties: never crashes; a key it returns is 1-255
@@ -13,7 +13,7 @@
 #include "fuzz/fuzz_check.hpp"
 #include "fuzz/input_lines.hpp"
 #include "mock_server/http/http_message.hpp"
-#include "mock_server/idempotency/key_header.hpp"
+#include "mock_server/http/key_header.hpp"
 
 namespace {
 

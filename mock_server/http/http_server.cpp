@@ -29,7 +29,7 @@
 #include <variant>
 #include <vector>
 
-#include "mock_server/idempotency/key_header.hpp"
+#include "mock_server/http/key_header.hpp"
 #include "mock_server/http/problem.hpp"
 
 namespace idem::mock {

@@ -13,7 +13,7 @@
 #include "mock_server/idempotency/execution_runner.hpp"
 #include "mock_server/idempotency/fingerprint.hpp"
 #include "mock_server/storage/ids.hpp"
-#include "mock_server/idempotency/key_header.hpp"
+#include "mock_server/http/key_header.hpp"
 #include "mock_server/http/media_type.hpp"
 #include "mock_server/idempotency/operation.hpp"
 #include "mock_server/orders/order_validation.hpp"

@@ -1,4 +1,4 @@
-#include "mock_server/idempotency/key_header.hpp"
+#include "mock_server/http/key_header.hpp"
 
 #include <cstddef>
 #include <optional>
