@@ -16,7 +16,6 @@
 #include "mock_server/http/key_header.hpp"
 #include "mock_server/http/media_type.hpp"
 #include "mock_server/idempotency/operation.hpp"
-#include "mock_server/orders/order_validation.hpp"
 #include "mock_server/http/prefer_header.hpp"
 #include "mock_server/http/problem.hpp"
 
@@ -43,9 +42,12 @@ std::optional<response> check_key(const request& req, std::string& key) {
                       "Idempotency-Key must be 1-255 visible ASCII characters, sent once");
 }
 
-response validation_failed(std::vector<field_error> errors) {
+// A body that is not JSON: the validation-failed answer the Orders API gives for any other
+// body it cannot take, with one error for the whole body.
+response body_not_json() {
   return make_problem(400, "validation-failed", "the request body is not valid",
-                      {{"errors", to_json(errors)}});
+                      {{"errors", nlohmann::json::array(
+                                      {{{"field", ""}, {"message", "the body is not valid JSON"}}})}});
 }
 
 // Contract section 1: bodies are JSON. A form or text body that happens to parse as JSON is
@@ -58,36 +60,6 @@ std::optional<response> check_content_type(const request& req) {
                           "send the body as Content-Type: application/json");
   res.set_header("Accept-Post", "application/json");
   return res;
-}
-
-// A payment must be for the order's amount, in its currency. The order's amount and currency
-// never change, so reading them before the claim is not check-then-insert. An unknown order is
-// left to the execution (a stored 404).
-std::vector<field_error> payment_matches_order(server_state& state, const std::string& principal,
-                                               const std::string& order_id,
-                                               const nlohmann::json& body) {
-  auto o = state.orders.find_order(principal, order_id);
-  if (!o) return {};
-  std::vector<field_error> errors;
-  if (body.at("amount_minor").get<std::int64_t>() != o->amount_minor) {
-    errors.push_back({"amount_minor", "must equal the order's amount_minor (" +
-                                          std::to_string(o->amount_minor) + ")"});
-  }
-  if (body.at("currency").get<std::string>() != o->currency) {
-    errors.push_back({"currency", "must equal the order's currency (" + o->currency + ")"});
-  }
-  return errors;
-}
-
-std::vector<field_error> validate(route_id route, const nlohmann::json& body) {
-  switch (route) {
-    case route_id::create_order:
-      return validate_create_order(body);
-    case route_id::pay_order:
-      return validate_payment(body);
-    default:
-      return validate_cancel(body);
-  }
 }
 
 // ---- answers ----
@@ -138,16 +110,10 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
   if (auto bad = check_content_type(req)) co_return reply{.res = std::move(*bad)};
   auto body = parse_json(req.body);
   if (!body) {
-    co_return reply{.res = validation_failed({{"", "the body is not valid JSON"}})};
+    co_return reply{.res = body_not_json()};
   }
-  if (auto errors = validate(route.id, *body); !errors.empty()) {
-    co_return reply{.res = validation_failed(std::move(errors))};
-  }
-  if (route.id == route_id::pay_order) {
-    if (auto errors = payment_matches_order(state, principal, route.param, *body);
-        !errors.empty()) {
-      co_return reply{.res = validation_failed(std::move(errors))};
-    }
+  if (auto bad = check_body(state, route.id, principal, route.param, *body)) {
+    co_return reply{.res = std::move(*bad)};
   }
 
   const std::string path{req.path()};

@@ -7,19 +7,6 @@
 
 namespace idem::mock {
 
-execution_result run_operation(server_state& state, execution& exec) {
-  switch (exec.route) {
-    case route_id::create_order:
-      return create_order(state, exec);
-    case route_id::pay_order:
-      return pay_order(state, exec);
-    case route_id::cancel_order:
-      return cancel_order(state, exec);
-    default:
-      throw std::logic_error("run_operation: not an idempotent route");
-  }
-}
-
 namespace op {
 
 stored_response to_stored(const response& res) {

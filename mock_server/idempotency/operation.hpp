@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "mock_server/http/http_message.hpp"
 #include "mock_server/storage/order_store.hpp"
 #include "mock_server/storage/record_store.hpp"
 #include "mock_server/http/route.hpp"
@@ -53,6 +54,16 @@ struct execution_result {
   execution_end end = execution_end::completed;
   stored_response response;
 };
+
+// The Orders API, as this layer calls it: declared here, defined in orders/ (order_routes.cpp
+// and one file per operation), so that the layer never includes what it runs.
+
+/// The API's checks of a POST's JSON body before its record is touched (contract section 4):
+/// nullopt when the request may go on, else the `400 validation-failed` to answer (not stored).
+[[nodiscard]] std::optional<response> check_body(server_state& state, route_id route,
+                                                 const std::string& principal,
+                                                 const std::string& resource_param,
+                                                 const nlohmann::json& body);
 
 /// Runs the operation of `exec.route`. Throws (sqlite_error, ...) on storage failures; the
 /// caller then releases or expires the lease.

@@ -1,7 +1,6 @@
 // client::async_flush and async_shutdown: before the app is suspended (or the client goes),
 // let what can finish finish, stop the rest (open in the store, with its key), and make every
 // event durable.
-#include <boost/asio/append.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
@@ -57,32 +56,6 @@ void client::flush_impl(std::chrono::milliseconds within, bool shutdown,
                                if (!f->done) stop_flights(c, *f);
                              })));
   });
-}
-
-void client::core::flight_ended(bool stopped_at_start) {
-  ++flights_ended;
-  if (stopped_at_start && !shutdown_flush_began) ++stopped_before_shutdown_flush;
-  complete_flushes();
-}
-
-void client::core::complete_flushes() {
-  if (flights.size() != 0 || flushes.empty()) return;
-  auto done = std::move(flushes);
-  flushes.clear();
-  for (auto& f : done) {
-    f->done = true;
-    f->due.emit(asio::cancellation_type::terminal);  // its timer, if any: no wake-up left
-    const std::uint64_t ended = flights_ended - f->ended_at_start;
-    store->async_flush(
-        ex, asio::bind_executor(strand, [f, ended, fallback = ex](std::error_code ec) mutable {
-          flush_report r;
-          r.finished = ended > f->stopped ? static_cast<std::size_t>(ended - f->stopped) : 0;
-          r.stopped = f->stopped + f->stopped_before;
-          r.store_error = ec;
-          // Posted to the handler's own executor (fallback: the client's), never inline.
-          asio::post(fallback, asio::append(std::move(f->handler), r));
-        }));
-  }
 }
 
 }  // namespace idem

@@ -1,7 +1,6 @@
 // What the app tells the client about the device: the network comes and goes, the app returns
 // from the background (idem/lifecycle.hpp). Flushing before a suspend is in client_flush.cpp.
 #include <boost/asio/post.hpp>
-#include <random>
 
 #include "flight/client_core.hpp"
 #include "flight/submit_operation.hpp"
@@ -10,16 +9,6 @@ namespace idem {
 
 std::string_view to_string(network_status s) noexcept {
   return s == network_status::online ? "online" : "offline";
-}
-
-scheduler::clock::duration client::core::offline_total(scheduler::clock::time_point now) const {
-  return offline ? offline_before + (now - offline_since) : offline_before;
-}
-
-std::chrono::milliseconds client::core::resume_delay() {
-  const auto spread = opts.lifecycle.resume_spread.count();
-  if (spread <= 0) return std::chrono::milliseconds{0};
-  return std::chrono::milliseconds{std::uniform_int_distribution<long long>(0, spread - 1)(rng)};
 }
 
 void client::set_network(network_status s) {
