@@ -1,5 +1,7 @@
 #include "mock_server/app.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <iostream>
 
 #include "mock_server/admin/admin_api.hpp"

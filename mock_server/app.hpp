@@ -6,9 +6,10 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "mock_server/http/http_message.hpp"
-#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 /// Handles one request against `state`. Never throws: storage failures become `500 internal`.
 boost::asio::awaitable<reply> handle_request(server_state& state, request req);

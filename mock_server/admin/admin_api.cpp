@@ -1,5 +1,7 @@
 #include "mock_server/admin/admin_api.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <cmath>
 
 #include "mock_server/admin/admin_token.hpp"

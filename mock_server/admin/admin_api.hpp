@@ -3,9 +3,10 @@
 
 #include "mock_server/http/http_message.hpp"
 #include "mock_server/http/route.hpp"
-#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 /// Handles /_mock/faults (rules or a preset by name), /_mock/stats, /_mock/invariants,
 /// /_mock/clock, /_mock/complete and /_mock/reset. A missing bearer token is

@@ -1,5 +1,7 @@
 #include "mock_server/admin/stats_snapshot.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <sstream>
 
 namespace idem::mock {

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "mock_server/state/server_state.hpp"
-
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 /// {requests, orders, payments, provider_charges, provider_refunds, replays, key_mismatches,
 ///  in_progress_conflicts, business_id_conflicts, invalid_state_transitions, faults_injected,

@@ -1,5 +1,7 @@
 #include "mock_server/idempotency/claim_decision.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <stdexcept>
 #include <utility>
 

@@ -7,9 +7,10 @@
 #include <string>
 
 #include "mock_server/storage/record_store.hpp"
-#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 enum class verdict {
   execute,   ///< this request claimed the key or took an expired lease over

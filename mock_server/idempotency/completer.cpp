@@ -1,5 +1,7 @@
 #include "mock_server/idempotency/completer.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <iostream>
 #include <optional>
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "mock_server/state/server_state.hpp"
-
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 enum class settle_outcome {
   settled,          ///< the record is COMPLETED now

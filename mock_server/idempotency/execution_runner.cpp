@@ -1,5 +1,7 @@
 #include "mock_server/idempotency/execution_runner.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>

@@ -12,9 +12,10 @@
 #include "mock_server/faults/fault_rules.hpp"
 #include "mock_server/http/http_message.hpp"
 #include "mock_server/idempotency/operation.hpp"
-#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 /// Shared between the execution and the request waiting for it.
 struct execution_task {

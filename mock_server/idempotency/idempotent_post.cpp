@@ -1,5 +1,7 @@
 #include "mock_server/idempotency/idempotent_post.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

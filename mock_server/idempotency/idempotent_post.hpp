@@ -8,9 +8,10 @@
 
 #include "mock_server/http/http_message.hpp"
 #include "mock_server/http/route.hpp"
-#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 /// Handles an authenticated POST to create_order, pay_order or cancel_order. Never throws for
 /// client errors; storage failures become `500 internal` and leave the key free (or, after a

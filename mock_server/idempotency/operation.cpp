@@ -1,5 +1,7 @@
 #include "mock_server/idempotency/operation.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include <algorithm>
 #include <iostream>
 

@@ -13,9 +13,10 @@
 #include "mock_server/storage/order_store.hpp"
 #include "mock_server/storage/record_store.hpp"
 #include "mock_server/http/route.hpp"
-#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 /// What the executor knows about the record it executes.
 struct execution {

@@ -3,6 +3,7 @@
 // execution runs in the very transaction that claimed the key (idempotent_post.cpp).
 #include "mock_server/storage/ids.hpp"
 #include "mock_server/idempotency/operation.hpp"
+#include "mock_server/state/server_state.hpp"
 #include "mock_server/http/problem.hpp"
 
 namespace idem::mock {

@@ -12,6 +12,7 @@
 #include "mock_server/idempotency/completer.hpp"
 #include "mock_server/storage/ids.hpp"
 #include "mock_server/idempotency/operation.hpp"
+#include "mock_server/state/server_state.hpp"
 #include "mock_server/http/problem.hpp"
 
 namespace idem::mock {

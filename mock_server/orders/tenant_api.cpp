@@ -1,5 +1,7 @@
 #include "mock_server/orders/tenant_api.hpp"
 
+#include "mock_server/state/server_state.hpp"
+
 #include "mock_server/http/canonical_json.hpp"
 #include "mock_server/http/problem.hpp"
 

@@ -4,9 +4,10 @@
 
 #include "mock_server/http/http_message.hpp"
 #include "mock_server/http/route.hpp"
-#include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {
+
+struct server_state;  // state/server_state.hpp
 
 /// Answers one authenticated GET of the tenant API.
 [[nodiscard]] response handle_tenant_get(server_state& state, const request& req,
