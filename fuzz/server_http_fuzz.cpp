@@ -1,6 +1,6 @@
-// Raw bytes through the mock server's real HTTP front end (mock_server/http/http_server.hpp, Beast's
-// parser with the server's limits) into the real request handler (app.hpp handle_request) over
-// an in-memory database: each input is written to a fresh loopback connection, which then
+// Raw bytes through the mock server's real HTTP front end (mock_server/http/http_server.hpp,
+// Beast's parser with the server's limits) into the real request handler (app.hpp handle_request)
+// over an in-memory database: each input is written to a fresh loopback connection, which then
 // half-closes and reads whatever comes back until the server closes. Properties: the server
 // neither crashes nor hangs, and whatever it writes back is HTTP/1.x.
 //

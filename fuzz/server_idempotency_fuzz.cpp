@@ -33,9 +33,9 @@
 
 #include "fuzz/fuzz_check.hpp"
 #include "fuzz/input_lines.hpp"
+#include "mock_server/admin/stats_snapshot.hpp"
 #include "mock_server/app.hpp"
 #include "mock_server/state/server_state.hpp"
-#include "mock_server/admin/stats_snapshot.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// The mock server's JSON path on arbitrary bodies: parsing (mock_server/http/canonical_json.hpp), the
-// canonical form, the Orders API validation (order_validation.hpp) and the request fingerprint
+// The mock server's JSON path on arbitrary bodies: parsing (mock_server/http/canonical_json.hpp),
+// the canonical form, the Orders API validation (order_validation.hpp) and the request fingerprint
 // (fingerprint.hpp). Properties: nothing throws or crashes; the canonical form parses back to a
 // value with the same canonical form; a fingerprint is 64 hex digits and depends on the body
 // only through its canonical form.

@@ -6,12 +6,12 @@
 
 #include "mock_server/admin/admin_api.hpp"
 #include "mock_server/admin/admin_token.hpp"
+#include "mock_server/admin/stats_snapshot.hpp"
 #include "mock_server/http/bearer_token.hpp"
-#include "mock_server/idempotency/fingerprint.hpp"
-#include "mock_server/idempotency/idempotent_post.hpp"
 #include "mock_server/http/problem.hpp"
 #include "mock_server/http/route.hpp"
-#include "mock_server/admin/stats_snapshot.hpp"
+#include "mock_server/idempotency/fingerprint.hpp"
+#include "mock_server/idempotency/idempotent_post.hpp"
 #include "mock_server/orders/tenant_api.hpp"
 
 namespace idem::mock {

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "mock_server/http/canonical_json.hpp"
 #include "mock_server/duration.hpp"
 #include "mock_server/faults/fault_presets.hpp"
+#include "mock_server/http/canonical_json.hpp"
 
 namespace idem::mock {
 namespace {

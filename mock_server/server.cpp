@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "mock_server/app.hpp"
-#include "mock_server/idempotency/completer.hpp"
 #include "mock_server/http/http_server.hpp"
+#include "mock_server/idempotency/completer.hpp"
 #include "mock_server/state/server_state.hpp"
 
 namespace idem::mock {

@@ -8,8 +8,8 @@
 // execution_runner.cpp, create_order_operation.cpp, record_store.cpp, order_store.cpp):
 // - one_txn: one BEGIN IMMEDIATE ... COMMIT holding it all (what an optimal server does);
 // - server_split: the server's split before one transaction took a first create (before
-//   mock_server/idempotency/claim_decision.cpp): the `requests` counter on its own (autocommit), the
-//   decision (business-ID key note, claim, read back) in one transaction, the owner check as a
+//   mock_server/idempotency/claim_decision.cpp): the `requests` counter on its own (autocommit),
+//   the decision (business-ID key note, claim, read back) in one transaction, the owner check as a
 //   read, then the execution (insert the order, complete the record) in a second transaction.
 // Prints one JSON line: {"one_txn_per_s", "server_split_per_s", "creates_one_txn", ...}.
 #include <sqlite3.h>

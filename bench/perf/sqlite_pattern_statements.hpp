@@ -1,8 +1,9 @@
 #pragma once
-// The statements of the mock server's create-order path, as in mock_server/storage/record_store.cpp,
-// order_store.cpp and counters.cpp, run here without the server around them: this is SQLite's
-// ceiling for the pattern, not the server's implementation of it. The tables come from the
-// server's own code (idem::mock::create_schema), so that the two cannot drift apart.
+// The statements of the mock server's create-order path, as in
+// mock_server/storage/record_store.cpp, order_store.cpp and counters.cpp, run here without the
+// server around them: this is SQLite's ceiling for the pattern, not the server's implementation of
+// it. The tables come from the server's own code (idem::mock::create_schema), so that the two
+// cannot drift apart.
 
 namespace perf {
 

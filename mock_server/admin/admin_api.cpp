@@ -5,14 +5,14 @@
 #include <cmath>
 
 #include "mock_server/admin/admin_token.hpp"
+#include "mock_server/admin/invariant_checks.hpp"
+#include "mock_server/admin/stats_snapshot.hpp"
+#include "mock_server/faults/fault_presets.hpp"
 #include "mock_server/http/bearer_token.hpp"
 #include "mock_server/http/canonical_json.hpp"
-#include "mock_server/idempotency/completer.hpp"
-#include "mock_server/faults/fault_presets.hpp"
-#include "mock_server/admin/invariant_checks.hpp"
 #include "mock_server/http/problem.hpp"
+#include "mock_server/idempotency/completer.hpp"
 #include "mock_server/storage/schema.hpp"
-#include "mock_server/admin/stats_snapshot.hpp"
 
 namespace idem::mock {
 namespace {

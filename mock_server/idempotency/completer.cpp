@@ -5,8 +5,8 @@
 #include <iostream>
 #include <optional>
 
-#include "mock_server/idempotency/operation.hpp"
 #include "mock_server/http/route.hpp"
+#include "mock_server/idempotency/operation.hpp"
 
 namespace idem::mock {
 

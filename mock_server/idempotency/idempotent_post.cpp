@@ -10,16 +10,16 @@
 #include <utility>
 
 #include "mock_server/http/canonical_json.hpp"
+#include "mock_server/http/key_header.hpp"
+#include "mock_server/http/media_type.hpp"
+#include "mock_server/http/prefer_header.hpp"
+#include "mock_server/http/problem.hpp"
 #include "mock_server/idempotency/claim_decision.hpp"
 #include "mock_server/idempotency/completer.hpp"
 #include "mock_server/idempotency/execution_runner.hpp"
 #include "mock_server/idempotency/fingerprint.hpp"
-#include "mock_server/storage/ids.hpp"
-#include "mock_server/http/key_header.hpp"
-#include "mock_server/http/media_type.hpp"
 #include "mock_server/idempotency/operation.hpp"
-#include "mock_server/http/prefer_header.hpp"
-#include "mock_server/http/problem.hpp"
+#include "mock_server/storage/ids.hpp"
 
 namespace idem::mock {
 
@@ -47,9 +47,10 @@ std::optional<response> check_key(const request& req, std::string& key) {
 // A body that is not JSON: the validation-failed answer the Orders API gives for any other
 // body it cannot take, with one error for the whole body.
 response body_not_json() {
-  return make_problem(400, "validation-failed", "the request body is not valid",
-                      {{"errors", nlohmann::json::array(
-                                      {{{"field", ""}, {"message", "the body is not valid JSON"}}})}});
+  return make_problem(
+      400, "validation-failed", "the request body is not valid",
+      {{"errors",
+        nlohmann::json::array({{{"field", ""}, {"message", "the body is not valid JSON"}}})}});
 }
 
 // Contract section 1: bodies are JSON. A form or text body that happens to parse as JSON is

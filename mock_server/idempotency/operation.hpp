@@ -10,9 +10,9 @@
 #include <string>
 
 #include "mock_server/http/http_message.hpp"
+#include "mock_server/http/route.hpp"
 #include "mock_server/storage/order_store.hpp"
 #include "mock_server/storage/record_store.hpp"
-#include "mock_server/http/route.hpp"
 
 namespace idem::mock {
 

@@ -2,9 +2,9 @@
 // refunded through the provider first (refund key derived from the record's request_id, so a
 // takeover repeats the refund harmlessly), then cancelled. A CREATED order with a payment whose
 // charge is unresolved waits for that payment to settle first.
+#include "mock_server/http/problem.hpp"
 #include "mock_server/idempotency/operation.hpp"
 #include "mock_server/state/server_state.hpp"
-#include "mock_server/http/problem.hpp"
 
 namespace idem::mock {
 namespace {

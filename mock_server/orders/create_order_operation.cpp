@@ -1,10 +1,10 @@
 // POST /v1/orders: insert the order under the business unique constraint and complete the
 // idempotency record in the same transaction. Nothing in it calls out or waits, so a first
 // execution runs in the very transaction that claimed the key (idempotent_post.cpp).
-#include "mock_server/storage/ids.hpp"
+#include "mock_server/http/problem.hpp"
 #include "mock_server/idempotency/operation.hpp"
 #include "mock_server/state/server_state.hpp"
-#include "mock_server/http/problem.hpp"
+#include "mock_server/storage/ids.hpp"
 
 namespace idem::mock {
 

@@ -51,8 +51,7 @@ std::vector<field_error> validate(route_id route, const nlohmann::json& body) {
 }  // namespace
 
 std::optional<response> check_body(server_state& state, route_id route,
-                                   const std::string& principal,
-                                   const std::string& resource_param,
+                                   const std::string& principal, const std::string& resource_param,
                                    const nlohmann::json& body) {
   if (auto errors = validate(route, body); !errors.empty()) {
     return validation_failed(std::move(errors));

@@ -9,11 +9,11 @@
 // the holder's charge is kept or refunded, never repeated), or, while the holder's executor still
 // runs, answers 409 in progress. Without it, a payment whose charge timed out (504, unresolved)
 // and a second key's payment would both charge the order.
+#include "mock_server/http/problem.hpp"
 #include "mock_server/idempotency/completer.hpp"
-#include "mock_server/storage/ids.hpp"
 #include "mock_server/idempotency/operation.hpp"
 #include "mock_server/state/server_state.hpp"
-#include "mock_server/http/problem.hpp"
+#include "mock_server/storage/ids.hpp"
 
 namespace idem::mock {
 namespace {

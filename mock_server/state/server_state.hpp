@@ -7,15 +7,15 @@
 #include <map>
 #include <string>
 
+#include "mock_server/faults/fault_rules.hpp"
+#include "mock_server/state/record_signals.hpp"
+#include "mock_server/state/server_options.hpp"
 #include "mock_server/storage/counters.hpp"
 #include "mock_server/storage/database_lock.hpp"
-#include "mock_server/faults/fault_rules.hpp"
 #include "mock_server/storage/order_store.hpp"
 #include "mock_server/storage/payment_provider.hpp"
-#include "mock_server/state/record_signals.hpp"
 #include "mock_server/storage/record_store.hpp"
 #include "mock_server/storage/server_clock.hpp"
-#include "mock_server/state/server_options.hpp"
 #include "mock_server/storage/sqlite.hpp"
 #include "mock_server/storage/wal_checkpointer.hpp"
 

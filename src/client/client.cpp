@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "flight/client_core.hpp"
+#include "flight/submit_operation.hpp"
 #include "idem/curl_transport.hpp"
 #include "util/posting_strand.hpp"
-#include "flight/submit_operation.hpp"
 
 namespace idem {
 namespace {

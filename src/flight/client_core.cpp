@@ -1,5 +1,5 @@
-// What a client shares with its flights (flight/client_core.hpp): the bookkeeping its flights call as
-// they end, park and resume. The core is made by the client (client/client.cpp), which owns the
+// What a client shares with its flights (flight/client_core.hpp): the bookkeeping its flights call
+// as they end, park and resume. The core is made by the client (client/client.cpp), which owns the
 // choice of transport, scheduler and store; everything here runs on the strand.
 #include "flight/client_core.hpp"
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "flight/end_backlog.hpp"
-#include "idem/client.hpp"
 #include "flight/single_flight.hpp"
+#include "idem/client.hpp"
 
 namespace idem {
 namespace detail {

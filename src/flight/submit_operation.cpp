@@ -4,10 +4,10 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
 
-#include "util/http_facts.hpp"
 #include "idem/retry_after.hpp"
 #include "idem/transport_error.hpp"
 #include "intent/intent_builder.hpp"
+#include "util/http_facts.hpp"
 #include "util/saturating_time.hpp"
 
 namespace idem::detail {

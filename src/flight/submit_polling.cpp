@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "flight/submit_operation.hpp"
 #include "util/answer_json.hpp"
 #include "util/http_facts.hpp"
-#include "flight/submit_operation.hpp"
 
 namespace idem::detail {
 namespace asio = boost::asio;

@@ -1,7 +1,7 @@
 #include "idem/planned_intent.hpp"
 
-#include "util/http_facts.hpp"
 #include "idem/intent_store.hpp"
+#include "util/http_facts.hpp"
 
 namespace idem {
 

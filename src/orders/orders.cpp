@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "util/http_facts.hpp"
 #include "intent/intent_builder.hpp"
+#include "util/http_facts.hpp"
 
 namespace idem::orders {
 namespace {

@@ -4,8 +4,8 @@
 #include <type_traits>
 #include <variant>
 
-#include "store/attempt_counting.hpp"
 #include "idem/intent_store.hpp"
+#include "store/attempt_counting.hpp"
 #include "store/intent_closing.hpp"
 
 namespace idem {

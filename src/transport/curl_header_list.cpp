@@ -8,8 +8,8 @@
 #include <new>
 #include <string_view>
 
-#include "util/http_facts.hpp"
 #include "idem/transport_error.hpp"
+#include "util/http_facts.hpp"
 
 namespace idem::detail {
 namespace {

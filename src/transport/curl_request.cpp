@@ -5,8 +5,8 @@
 #include <string_view>
 #include <utility>
 
-#include "transport/curl_failure.hpp"
 #include "idem/transport_error.hpp"
+#include "transport/curl_failure.hpp"
 
 namespace idem::detail {
 namespace {

@@ -9,12 +9,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "idem/curl_transport.hpp"
+#include "idem/transport.hpp"
 #include "transport/curl_handle_pool.hpp"
 #include "transport/curl_header_list.hpp"
 #include "transport/curl_parsed_url.hpp"
 #include "transport/curl_proxy_settings.hpp"
-#include "idem/curl_transport.hpp"
-#include "idem/transport.hpp"
 
 namespace idem::detail {
 

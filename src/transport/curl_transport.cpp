@@ -14,17 +14,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "idem/transport_error.hpp"
 #include "transport/curl_handle_pool.hpp"
 #include "transport/curl_proxy_settings.hpp"
 #include "transport/curl_request.hpp"
 #include "transport/curl_socket_watcher.hpp"
 #include "transport/curl_timer.hpp"
-#include "idem/transport_error.hpp"
+#include "transport/transfer_deadlines.hpp"
+#include "transport/transfer_slots.hpp"
 #include "util/posting_strand.hpp"
 #include "util/saturating_time.hpp"
 #include "util/strand_ref.hpp"
-#include "transport/transfer_deadlines.hpp"
-#include "transport/transfer_slots.hpp"
 
 namespace idem {
 

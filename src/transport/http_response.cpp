@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "util/http_facts.hpp"
 #include "idem/transport.hpp"
+#include "util/http_facts.hpp"
 
 namespace idem {
 

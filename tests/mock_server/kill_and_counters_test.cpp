@@ -1,8 +1,8 @@
 // What a kill -9 may and may not cost the real idem-mock-server binary since a create commits
 // claim, order and completion in one transaction and the traffic counters live in memory
-// between writes (mock_server/storage/counters.hpp): counts of committed facts stay exact with no stats
-// read before the kill, a graceful stop writes the traffic counters, and a kill in the middle of
-// concurrent creates neither loses an acknowledged order nor lets one be created twice.
+// between writes (mock_server/storage/counters.hpp): counts of committed facts stay exact with no
+// stats read before the kill, a graceful stop writes the traffic counters, and a kill in the middle
+// of concurrent creates neither loses an acknowledged order nor lets one be created twice.
 #include <gtest/gtest.h>
 #include <signal.h>
 

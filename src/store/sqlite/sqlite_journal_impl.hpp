@@ -23,10 +23,10 @@
 #include <utility>
 #include <vector>
 
-#include "util/hashed_key.hpp"
 #include "idem/sqlite_journal.hpp"
 #include "store/sqlite/journal_file_lock.hpp"
 #include "store/sqlite/sqlite_connection.hpp"
+#include "util/hashed_key.hpp"
 
 namespace idem::detail {
 

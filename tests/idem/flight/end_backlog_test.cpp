@@ -1,5 +1,6 @@
-// The client's backlog of ends (src/flight/end_backlog.hpp): how long one end of a timed-out transfer
-// takes while the thread is behind, and what a lookup keeps back for the lookups in flight.
+// The client's backlog of ends (src/flight/end_backlog.hpp): how long one end of a timed-out
+// transfer takes while the thread is behind, and what a lookup keeps back for the lookups in
+// flight.
 
 #include "flight/end_backlog.hpp"
 

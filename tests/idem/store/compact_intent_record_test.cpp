@@ -1,5 +1,5 @@
-// The memory store keeps records compact (src/store/compact_intent_record.hpp): after every event of
-// an intent's life, what it gives back is the record idem::apply makes of the same events.
+// The memory store keeps records compact (src/store/compact_intent_record.hpp): after every event
+// of an intent's life, what it gives back is the record idem::apply makes of the same events.
 
 #include "store/compact_intent_record.hpp"
 

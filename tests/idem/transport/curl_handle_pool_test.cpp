@@ -1,5 +1,5 @@
-// The transport's pool of easy handles (src/transport/curl_handle_pool.hpp): handles come back to be
-// reused, up to a bound the transport moves with its load.
+// The transport's pool of easy handles (src/transport/curl_handle_pool.hpp): handles come back to
+// be reused, up to a bound the transport moves with its load.
 
 #include "transport/curl_handle_pool.hpp"
 

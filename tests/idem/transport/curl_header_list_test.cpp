@@ -1,7 +1,7 @@
-// A request's header fields as curl's list (src/transport/curl_header_list.hpp): a value with a CR, LF or
-// NUL anywhere is refused (it would end the line and let the rest start another), whatever its
-// length and wherever the byte sits, and every other byte is the value's; what curl would add to
-// a post of its own is taken away, only where curl would add it.
+// A request's header fields as curl's list (src/transport/curl_header_list.hpp): a value with a CR,
+// LF or NUL anywhere is refused (it would end the line and let the rest start another), whatever
+// its length and wherever the byte sits, and every other byte is the value's; what curl would add
+// to a post of its own is taken away, only where curl would add it.
 
 #include "transport/curl_header_list.hpp"
 

@@ -1,6 +1,6 @@
 // A request URL parsed once by libcurl's parser and kept with its easy handle
-// (src/transport/curl_parsed_url.hpp): the same URL is not parsed again, another one replaces it, and a
-// URL the parser rejects gives no handle (curl is then left to report its own error).
+// (src/transport/curl_parsed_url.hpp): the same URL is not parsed again, another one replaces it,
+// and a URL the parser rejects gives no handle (curl is then left to report its own error).
 
 #include "transport/curl_parsed_url.hpp"
 

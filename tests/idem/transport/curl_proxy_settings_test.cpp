@@ -1,6 +1,7 @@
-// Which proxy a transport's requests go through (src/transport/curl_proxy_settings.hpp), decided once from
-// the options and the environment as libcurl would decide it for each request. The environment
-// here is a table, not the process's: the process's is proved in curl_transport_proxy_test.
+// Which proxy a transport's requests go through (src/transport/curl_proxy_settings.hpp), decided
+// once from the options and the environment as libcurl would decide it for each request. The
+// environment here is a table, not the process's: the process's is proved in
+// curl_transport_proxy_test.
 
 #include "transport/curl_proxy_settings.hpp"
 

@@ -1,5 +1,5 @@
-// The receive buffer of the transport's easy handles (src/transport/curl_request.hpp): a handle reads
-// into the small buffer until an answer does not fit in one, then keeps the large one, and
+// The receive buffer of the transport's easy handles (src/transport/curl_request.hpp): a handle
+// reads into the small buffer until an answer does not fit in one, then keeps the large one, and
 // every answer arrives whole either way. The requests of a test share the pool's one handle,
 // each run with curl_easy_perform against the mock server's HTTP front end (on a thread of its
 // own). The pool says which buffer the handle went back with, and curl's debug callback how
@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
+#include "tests/support/in_process_http_server.hpp"
 #include "transport/curl_handle_pool.hpp"
 #include "transport/curl_request.hpp"
-#include "tests/support/in_process_http_server.hpp"
 
 namespace idem::detail {
 namespace {

@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "transport/curl_socket_table.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
+#include "transport/curl_socket_table.hpp"
 #if defined(__linux__)
 #include "transport/curl_epoll_socket_set.hpp"
 #endif

@@ -29,12 +29,12 @@
 #include <vector>
 
 #include "idem/transport_error.hpp"
-#include "transport/curl_failure.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
 #include "tests/support/api_client.hpp"
 #include "tests/support/read_http_request.hpp"
 #include "tests/support/running_server.hpp"
 #include "tests/support/unused_port.hpp"
+#include "transport/curl_failure.hpp"
 
 namespace idem {
 namespace {

@@ -1,6 +1,6 @@
-// The curl transport's timer (src/transport/curl_timer.hpp): curl's timeouts on an Asio executor with as
-// few timer operations as possible, and never a missed or early action. Waits are on events,
-// never on durations: the long expiries below are there only so that they never come.
+// The curl transport's timer (src/transport/curl_timer.hpp): curl's timeouts on an Asio executor
+// with as few timer operations as possible, and never a missed or early action. Waits are on
+// events, never on durations: the long expiries below are there only so that they never come.
 
 #include "transport/curl_timer.hpp"
 

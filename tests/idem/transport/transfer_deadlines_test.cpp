@@ -1,5 +1,5 @@
-// The transport's own due times (src/transport/transfer_deadlines.hpp): each transfer runs out of time
-// counted from when the transport accepted it, whenever curl got round to starting it.
+// The transport's own due times (src/transport/transfer_deadlines.hpp): each transfer runs out of
+// time counted from when the transport accepted it, whenever curl got round to starting it.
 
 #include "transport/transfer_deadlines.hpp"
 

@@ -1,4 +1,5 @@
-// The transport's transfers by id (src/transport/transfer_slots.hpp): slots are reused, ids are not.
+// The transport's transfers by id (src/transport/transfer_slots.hpp): slots are reused, ids are
+// not.
 
 #include "transport/transfer_slots.hpp"
 

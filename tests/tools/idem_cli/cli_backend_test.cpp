@@ -17,13 +17,13 @@
 
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/run_cli.hpp"
-#include "tests/tools/support/cli_run.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
 #include "tests/support/cli_process.hpp"
 #include "tests/support/recording_listener.hpp"
 #include "tests/support/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/unused_port.hpp"
+#include "tests/tools/support/cli_run.hpp"
 
 namespace idem::cli {
 namespace {

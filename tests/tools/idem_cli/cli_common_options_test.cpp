@@ -23,8 +23,8 @@
 #include "idem_cli/flag_checks.hpp"
 #include "idem_cli/lookup_choice.hpp"
 #include "idem_cli/unresolved_notice.hpp"
-#include "tests/tools/support/cli_run.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/tools/support/cli_run.hpp"
 
 namespace idem::cli {
 namespace {

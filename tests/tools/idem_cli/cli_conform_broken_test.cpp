@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "idem_cli/exit_status.hpp"
-#include "tests/tools/support/conform_run.hpp"
 #include "tests/support/broken_backend.hpp"
+#include "tests/tools/support/conform_run.hpp"
 
 namespace idem::test {
 namespace {

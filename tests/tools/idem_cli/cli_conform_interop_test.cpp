@@ -16,8 +16,8 @@
 #include <string>
 
 #include "idem_cli/exit_status.hpp"
-#include "tests/tools/support/conform_run.hpp"
 #include "tests/support/node_app.hpp"
+#include "tests/tools/support/conform_run.hpp"
 
 namespace idem::test {
 namespace {

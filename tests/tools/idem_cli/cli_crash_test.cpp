@@ -12,9 +12,9 @@
 #include <random>
 #include <sstream>
 
-#include "tests/tools/support/cli_journal_fixture.hpp"
 #include "tests/support/fault_rules.hpp"
 #include "tests/support/integration.hpp"
+#include "tests/tools/support/cli_journal_fixture.hpp"
 
 namespace idem::test::cli_journal {
 namespace {

@@ -9,10 +9,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "tests/tools/support/cli_journal_fixture.hpp"
 #include "tests/idem/support/live_client.hpp"
 #include "tests/support/fault_rules.hpp"
 #include "tests/support/integration.hpp"
+#include "tests/tools/support/cli_journal_fixture.hpp"
 
 namespace idem::test::cli_journal {
 namespace {

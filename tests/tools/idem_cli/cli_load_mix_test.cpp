@@ -14,9 +14,9 @@
 #include "idem_cli/load_command.hpp"
 #include "idem_cli/load_mix.hpp"
 #include "idem_cli/load_plan.hpp"
-#include "tests/tools/support/cli_run.hpp"
 #include "tests/support/api_client.hpp"
 #include "tests/support/running_server.hpp"
+#include "tests/tools/support/cli_run.hpp"
 
 namespace idem::cli {
 namespace {
