@@ -1,8 +1,9 @@
 #pragma once
 // The mock server's HTTP/1.1 front end on Boost.Beast: accepts connections, reads requests with
 // limits and timeouts, hands each to the core as a transport-neutral `request`, and writes the
-// `reply` (or resets / stalls the connection when a fault asks). Beast is included only by
-// http_server.cpp to keep build times down.
+// `reply` (or resets / stalls the connection when a fault asks). Beast is included only by the
+// front end's own files (http_server.cpp, http_connection.cpp, http_wire.cpp) to keep build
+// times down.
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
