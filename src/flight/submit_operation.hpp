@@ -2,10 +2,11 @@
 // Internal: one submission of one intent (a "flight"): the retry loop, the 202 polling and the
 // lookup by business ID, as a small state machine on the client's strand. Callers that submit
 // the same intent while it is in flight join it as extra waiters.
-// The class is defined across five files, one per phase: submit_operation.cpp (writes and their
-// retries), submit_polling.cpp (after a 202), submit_lookup.cpp (lookup by business ID),
-// submit_waiters.cpp (callers: completion, cancellation, joining) and submit_parking.cpp
-// (waiting for the network, and the deadline's clock while offline).
+// The class is defined across six files, one per phase: submit_operation.cpp (start, cancel,
+// clocks, requests, finish), submit_writes.cpp (writes and their retries), submit_polling.cpp
+// (after a 202), submit_lookup.cpp (lookup by business ID), submit_waiters.cpp (callers:
+// completion, cancellation, joining) and submit_parking.cpp (waiting for the network, and the
+// deadline's clock while offline); submit_admission.cpp admits a submission into its flight.
 
 #include <boost/asio/any_completion_executor.hpp>
 #include <boost/asio/any_completion_handler.hpp>

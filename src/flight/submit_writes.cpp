@@ -1,0 +1,271 @@
+// A flight's writes (submit_operation.hpp): each attempt of the POST under the intent's key, what
+// its answer means (classify_answer, handle_answer), and the wait before the next one (backoff,
+// Retry-After, the retry budget), all within the deadline.
+#include <algorithm>
+#include <boost/asio/bind_executor.hpp>
+
+#include "flight/submit_operation.hpp"
+#include "idem/transport_error.hpp"
+#include "intent/intent_builder.hpp"
+#include "util/http_facts.hpp"
+
+namespace idem::detail {
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+template <class Next, class Undo>
+void submit_operation::write_durably(intent_event e, Next next, Undo undo) {
+  if (core_->store->durable_on_write()) {
+    // Nothing to wait for (a store in memory): on, still on the strand, without a queue hop.
+    core_->store->write(std::move(e));
+    return next();
+  }
+  core_->store->async_write(
+      std::move(e), core_->ex,
+      asio::bind_executor(core_->strand, [self = shared_from_this(), next = std::move(next),
+                                          undo = std::move(undo)](std::error_code ec) mutable {
+        if (!ec) return next();
+        undo();
+        self->last_transport_error_ = ec;
+        self->finish(outcome_fields{.kind = self->all_not_sent_ ? outcome_kind::not_sent
+                                                                : outcome_kind::unresolved,
+                                    .error = "journal-write-failed"},
+                     /*record=*/false);
+      }));
+}
+
+void submit_operation::next_attempt() {
+  if (stopping()) return finish_stopped();
+  if (park_if_offline(&submit_operation::next_attempt)) return;
+  // One reading of each clock for the attempt's checks, its timeout and its journal line: a
+  // clock read costs about 25 ns on the development VM, where curl itself reads the clock about
+  // 35 times a request, and the reads were a visible share of an intent's CPU time.
+  const auto now = deadline_now();
+  if (!deadline_->can_start_attempt(now)) return settle();
+  send_write(now);
+}
+
+void submit_operation::send_write(std::chrono::steady_clock::time_point now) {
+  const milliseconds timeout = deadline_->attempt_timeout(now);
+  auto req = make_request(intent_.op().method, absolute(intent_.op().path), timeout);
+  req.headers.emplace_back(core_->opts.key_header, intent_.key().str());
+  req.headers.emplace_back("Content-Type", "application/json");
+  // Ask the server to wait for a busy first execution rather than answer 409 at once; sized so
+  // that its answer still arrives within this attempt's timeout (the server caps it at 10 s).
+  // Only a key sent before can be busy: its first attempt ever (none in this submission, none
+  // in the store's record) goes without, which spares every first attempt the header.
+  const bool key_sent_before = earlier_attempts_ + attempts_ > 0;
+  const auto wait_s =
+      key_sent_before ? std::min<long long>(10, (timeout.count() - 1000) / 1000) : 0;
+  std::string prefer;
+  if (wait_s > 0) prefer = "wait=" + std::to_string(wait_s);
+  if (core_->opts.prefer_async) prefer += prefer.empty() ? "respond-async" : ", respond-async";
+  if (!prefer.empty()) req.headers.emplace_back("Prefer", std::move(prefer));
+  req.body = detail::intent_builder::body_of(intent_);  // shared, not copied
+
+  ++attempts_;
+  const wall_time at = wall_now();
+  if (!first_attempt_at_) first_attempt_at_ = at;
+  // Durable before the first byte leaves: a process that dies from here on counts this
+  // attempt as maybe sent.
+  write_durably(
+      events::attempt_started{
+          .key = intent_.key(), .number = earlier_attempts_ + attempts_, .at = at},
+      [this, req = std::move(req)]() mutable { send_write_journaled(std::move(req)); },
+      [this] { unsent_attempt("journal write failed"); });
+}
+
+void submit_operation::unsent_attempt(const char* why) {
+  // Recorded as started, never left: close it, or the intent would count as maybe sent.
+  core_->store->write(events::attempt_finished{.key = intent_.key(),
+                                               .number = earlier_attempts_ + attempts_,
+                                               .at = wall_now(),
+                                               .cls = attempt_class::not_sent,
+                                               .transport_error = why});
+  --attempts_;
+}
+
+void submit_operation::send_write_journaled(http_request req) {
+  if (stopping()) {
+    unsent_attempt("cancelled before sending");
+    return finish_stopped();
+  }
+  const auto now = sched_now();
+  if (attempts_ == 1) {
+    core_->budget.on_first_attempt(now);
+  } else {
+    core_->counters.retries.fetch_add(1, std::memory_order_relaxed);
+  }
+  core_->counters.attempts.fetch_add(1, std::memory_order_relaxed);
+  attempt_started_ = now;
+  if (core_->opts.observer) {
+    core_->opts.observer->on_attempt_started(intent_.key().str(), intent_.op().method,
+                                             intent_.op().path, attempts_);
+  }
+  send(std::move(req), &submit_operation::on_write_done);
+}
+
+submit_operation::answer submit_operation::classify_answer(http_response r) const {
+  answer a;
+  a.status = r.status;
+  answer_meaning m = core_->opts.profile.classify(answer_view{r.status, r.headers, r.body});
+  a.cls = m.cls;
+  a.problem = std::move(m.problem);
+  a.error = std::move(m.error);
+  a.replayed = core_->opts.profile.replayed(r.headers);
+  a.retry_after = retry_after_of(r);
+  a.body = std::move(r.body);
+  a.headers = std::move(r.headers);
+  return a;
+}
+
+void submit_operation::note_lateness(const transport_result& r) {
+  // Only a timeout says when its end was due. Any other end leaves the lateness unknown: an
+  // earlier sample, perhaps seconds old, no longer says how busy the thread is now.
+  if (r.failure == transport_failure::none || r.ec != std::errc::timed_out) {
+    lateness_ = std::chrono::steady_clock::duration{0};
+    return;
+  }
+  const auto now = sched_now();
+  lateness_ = std::max(now - transfer_due_, std::chrono::steady_clock::duration{0});
+  core_->ends.on_timed_out(now, lateness_);
+}
+
+void submit_operation::on_write_done(transport_result r) {
+  note_lateness(r);
+  answer a;
+  std::string request_id;
+  if (r.failure != transport_failure::none) {
+    last_transport_error_ = r.ec;
+    a.cls = classify(attempt_facts{r.failure, 0, {}});
+  } else {
+    a = classify_answer(std::move(r.response));
+    for (const char* name : {"Request-Id", "X-Request-Id"}) {
+      if (const std::string* id = find_header(a.headers, name); id && request_id.empty()) {
+        request_id = *id;
+      }
+    }
+  }
+  if (core_->opts.observer) {
+    core_->opts.observer->on_attempt_finished(
+        intent_.key().str(), a.cls, a.status,
+        r.failure == transport_failure::none ? std::error_code{} : r.ec);
+  }
+  core_->store->write(events::attempt_finished{
+      .key = intent_.key(),
+      .number = earlier_attempts_ + attempts_,
+      .at = wall_now(),
+      .cls = a.cls,
+      .status = a.status,
+      .request_id = std::move(request_id),
+      .problem_type = a.problem,
+      .transport_error = r.failure == transport_failure::none ? std::string{} : r.ec.message(),
+      .took = std::chrono::duration_cast<milliseconds>(sched_now() - attempt_started_)});
+  if (a.cls != attempt_class::not_sent) all_not_sent_ = false;
+  const bool before = may_have_executed_;
+  if (may_have_executed(a.cls)) may_have_executed_ = true;
+  // Dropped by the app's on_foreground, not by the network or the server: sent again at
+  // once, failing nothing.
+  const bool dropped = r.ec == transport_errc::connections_reset;
+  if ((a.cls == attempt_class::not_sent || a.cls == attempt_class::unknown) && !dropped) ++failed_;
+  if (dropped && !polling_ && !stopping()) return redrive();
+  // A request that cannot be sent as given (malformed URL, unsupported scheme) never will be,
+  // and a refused certificate is refused again: no retry can heal either.
+  if (a.cls == attempt_class::not_sent &&
+      (r.ec == transport_errc::invalid_request || r.ec == transport_errc::certificate_rejected)) {
+    return finish_stopped();
+  }
+  handle_answer(std::move(a), before);
+}
+
+void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
+  // The last answer is kept, for an unresolved outcome's context, only where the submission
+  // goes on, and moved there: a copy of every answer's body and headers cost an allocation each.
+  auto keep_as_last = [this](answer& kept) {
+    if (kept.status != 0) last_answer_ = std::make_unique<answer>(std::move(kept));
+  };
+  switch (a.cls) {
+    case attempt_class::succeeded:
+      if (a.status == 202) {
+        const std::string* where = find_header(a.headers, "Location");
+        std::string location = where ? *where : std::string();
+        keep_as_last(a);
+        return begin_polling(location);
+      }
+      return finish(outcome_fields{.kind = outcome_kind::succeeded,
+                                   .status = a.status,
+                                   .body = std::move(a.body),
+                                   .problem_type = std::move(a.problem),
+                                   .headers = std::move(a.headers),
+                                   .replayed = a.replayed});
+    case attempt_class::client_bug: {
+      std::string error =
+          a.error.empty() ? std::string(problem_name(a.problem)) : std::move(a.error);
+      if (error.empty()) error = "idempotency-key-misuse";
+      return finish(outcome_fields{.kind = outcome_kind::rejected,
+                                   .status = a.status,
+                                   .body = std::move(a.body),
+                                   .problem_type = a.problem,
+                                   .headers = std::move(a.headers),
+                                   .error = std::move(error)});
+    }
+    case attempt_class::business_conflict:
+      // Our own earlier attempt may have created it (e.g. its key's record expired since):
+      // only the lookup can tell ours from someone else's.
+      if (may_have_executed_before) {
+        keep_as_last(a);
+        return settle();
+      }
+      [[fallthrough]];
+    case attempt_class::rejected:
+      return finish(outcome_fields{.kind = outcome_kind::rejected,
+                                   .status = a.status,
+                                   .body = std::move(a.body),
+                                   .problem_type = std::move(a.problem),
+                                   .headers = std::move(a.headers),
+                                   .replayed = a.replayed});
+    case attempt_class::not_sent:
+    case attempt_class::unknown:
+    case attempt_class::not_processed:
+    case attempt_class::in_progress: {
+      const auto retry_after = a.retry_after;
+      keep_as_last(a);
+      if (polling_) return failed_attempts_exhausted() ? settle() : schedule_poll();
+      return schedule_retry(retry_after);
+    }
+  }
+}
+
+void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
+  if (stopping()) return finish_stopped();
+  if (failed_attempts_exhausted()) return settle();
+  const auto now = deadline_now();
+  // A server that asks for more than the time left will not take our write in time: stop
+  // writing now and keep the time for the lookup.
+  if (retry_after && !deadline_->sleep_fits(*retry_after, now)) return settle();
+  milliseconds delay = rare().retries.next_delay(core_->rng);
+  if (retry_after) delay = std::max(delay, *retry_after);
+  if (!deadline_->sleep_fits(delay, now)) {
+    // Trim the jitter so that one more attempt still fits; never below Retry-After (it fits).
+    // No room at all would mean back-to-back attempts at the very end of the window.
+    const milliseconds room = deadline_->sleep_room(now);
+    if (room <= milliseconds{0}) return settle();
+    delay = room;
+  }
+  if (core_->opts.observer) core_->opts.observer->on_backoff(intent_.key().str(), delay);
+  core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = delay});
+  wait(delay, [this] { acquire_token(); });
+}
+
+void submit_operation::acquire_token() {
+  const auto now = sched_now();
+  if (core_->budget.try_spend(now)) return next_attempt();
+  // An empty budget means "not now", not "never": wait for the trickle within the deadline.
+  const milliseconds until = std::max(core_->budget.time_until_token(now), milliseconds{1});
+  if (!deadline_->sleep_fits(until, deadline_now())) return settle();
+  if (core_->opts.observer) core_->opts.observer->on_backoff(intent_.key().str(), until);
+  core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = until});
+  wait(until, [this] { acquire_token(); });
+}
+
+}  // namespace idem::detail
