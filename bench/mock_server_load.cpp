@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/support/api_client.hpp"
+#include "tests/support/http/api_client.hpp"
 
 namespace {
 

@@ -24,7 +24,7 @@
 #include "fuzz/fuzz_check.hpp"
 #include "fuzz/half_close_exchange.hpp"
 #include "idem/curl_transport.hpp"
-#include "tests/support/read_http_request.hpp"
+#include "tests/support/http/read_http_request.hpp"
 
 namespace {
 

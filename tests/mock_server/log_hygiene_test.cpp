@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "mock_server/storage/sqlite.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/http_client.hpp"
-#include "tests/support/integration.hpp"
-#include "tests/support/problem_assertions.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/http/http_client.hpp"
+#include "tests/support/http/integration.hpp"
+#include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem::testing {

@@ -9,8 +9,8 @@
 
 #include "idem/testing/fault_set.hpp"
 #include "idem/testing/mock_server_process.hpp"
-#include "tests/support/api_client.hpp"
-#include "tests/support/mock_server_binary.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/processes/mock_server_binary.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "tests/idem/support/live_client.hpp"
-#include "tests/support/integration.hpp"
+#include "tests/support/http/integration.hpp"
 
 namespace idem::test::live {
 namespace {

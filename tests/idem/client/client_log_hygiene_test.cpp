@@ -21,8 +21,8 @@
 #include "idem/orders.hpp"
 #include "tests/idem/support/live_client.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
-#include "tests/support/api_client.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem {

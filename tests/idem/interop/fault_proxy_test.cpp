@@ -1,6 +1,6 @@
-// The fault-injecting proxy (tests/support/fault_proxy.hpp) in front of the in-process mock
+// The fault-injecting proxy (tests/support/servers/fault_proxy.hpp) in front of the in-process mock
 // server: each fault does what it says, seen from the client's side and from the server's books.
-#include "tests/support/fault_proxy.hpp"
+#include "tests/support/servers/fault_proxy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <system_error>
 #include <vector>
 
-#include "tests/support/api_client.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/integration.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/http/integration.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 namespace idem::testing {
 namespace {

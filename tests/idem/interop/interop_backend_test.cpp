@@ -25,10 +25,10 @@
 #include "idem/client.hpp"
 #include "idem/orders.hpp"
 #include "idem/server_profile.hpp"
-#include "tests/support/fault_proxy.hpp"
-#include "tests/support/http_client.hpp"
-#include "tests/support/integration.hpp"
-#include "tests/support/node_app.hpp"
+#include "tests/support/servers/fault_proxy.hpp"
+#include "tests/support/http/http_client.hpp"
+#include "tests/support/http/integration.hpp"
+#include "tests/support/processes/node_app.hpp"
 
 namespace idem::test {
 namespace {

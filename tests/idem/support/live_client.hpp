@@ -15,9 +15,9 @@
 
 #include "idem/client.hpp"
 #include "idem/orders.hpp"
-#include "tests/support/api_client.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/unused_port.hpp"
 
 namespace idem::test::live {

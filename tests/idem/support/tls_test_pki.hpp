@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "tests/support/background_io.hpp"
-#include "tests/support/read_http_request.hpp"
+#include "tests/support/http/read_http_request.hpp"
 
 namespace idem::test::tls {
 

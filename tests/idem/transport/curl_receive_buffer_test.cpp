@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "tests/support/in_process_http_server.hpp"
+#include "tests/support/servers/in_process_http_server.hpp"
 #include "transport/curl_handle_pool.hpp"
 #include "transport/curl_request.hpp"
 

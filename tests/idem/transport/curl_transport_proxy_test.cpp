@@ -1,7 +1,7 @@
 // idem::curl_transport and HTTP proxies (curl_transport_options::proxy): the option, the
 // environment variables libcurl reads, `no_proxy`, and ignoring the environment, each proved by
 // which loopback listener a request reaches. The "proxy" is a recording listener
-// (tests/support/recording_listener.hpp) that answers plain requests itself and tunnels CONNECT
+// (tests/support/servers/recording_listener.hpp) that answers plain requests itself and tunnels CONNECT
 // to the loopback port it names.
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 #include "idem/transport_error.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
-#include "tests/support/recording_listener.hpp"
+#include "tests/support/servers/recording_listener.hpp"
 #include "tests/support/unused_port.hpp"
 
 namespace idem {

@@ -32,7 +32,7 @@
 #include "idem/transport_error.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
 #include "tests/support/background_io.hpp"
-#include "tests/support/read_http_request.hpp"
+#include "tests/support/http/read_http_request.hpp"
 
 namespace idem {
 namespace {

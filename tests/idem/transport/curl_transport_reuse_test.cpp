@@ -22,7 +22,7 @@
 
 #include "idem/curl_transport.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
-#include "tests/support/read_http_request.hpp"
+#include "tests/support/http/read_http_request.hpp"
 
 namespace idem {
 namespace {

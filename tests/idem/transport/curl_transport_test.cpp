@@ -30,9 +30,9 @@
 
 #include "idem/transport_error.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
-#include "tests/support/api_client.hpp"
-#include "tests/support/read_http_request.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/http/read_http_request.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/unused_port.hpp"
 #include "transport/curl_failure.hpp"
 

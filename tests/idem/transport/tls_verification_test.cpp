@@ -27,7 +27,7 @@
 #include "idem/transport_error.hpp"
 #include "tests/idem/support/send_and_wait.hpp"
 #include "tests/idem/support/tls_test_pki.hpp"
-#include "tests/support/cli_process.hpp"
+#include "tests/support/processes/cli_process.hpp"
 
 namespace idem {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/api_client.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/problem_assertions.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 namespace idem::testing {
 namespace {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "mock_server/command_line.hpp"
-#include "tests/support/api_client.hpp"
-#include "tests/support/child_process.hpp"
-#include "tests/support/problem_assertions.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/processes/child_process.hpp"
+#include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 namespace idem::mock {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "tests/support/api_client.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/integration.hpp"
-#include "tests/support/problem_assertions.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/http/integration.hpp"
+#include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 namespace idem::testing {
 namespace {

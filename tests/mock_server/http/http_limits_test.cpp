@@ -19,12 +19,12 @@
 #include "mock_server/command_line.hpp"
 #include "mock_server/http/http_server.hpp"
 #include "tests/mock_server/support/response_header.hpp"
-#include "tests/support/endless_request.hpp"
-#include "tests/support/http_client.hpp"
-#include "tests/support/in_process_http_server.hpp"
-#include "tests/support/problem_assertions.hpp"
-#include "tests/support/raw_http_connection.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/endless_request.hpp"
+#include "tests/support/http/http_client.hpp"
+#include "tests/support/servers/in_process_http_server.hpp"
+#include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/http/raw_http_connection.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 namespace idem::mock {
 namespace {

@@ -36,11 +36,11 @@
 #include <vector>
 
 #include "tests/mock_server/support/response_header.hpp"
-#include "tests/support/http_client.hpp"
-#include "tests/support/in_process_http_server.hpp"
-#include "tests/support/integration.hpp"
-#include "tests/support/raw_http_connection.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/http_client.hpp"
+#include "tests/support/servers/in_process_http_server.hpp"
+#include "tests/support/http/integration.hpp"
+#include "tests/support/http/raw_http_connection.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 // GCC defines __SANITIZE_ADDRESS__ under -fsanitize=address; clang says it through __has_feature.
 #if defined(__has_feature)

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/support/api_client.hpp"
-#include "tests/support/problem_assertions.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 namespace idem::testing {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 
 #include "mock_server/state/server_state.hpp"
-#include "tests/support/api_client.hpp"
-#include "tests/support/child_process.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/problem_assertions.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/processes/child_process.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
 namespace idem::testing {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "idem_cli/exit_status.hpp"
-#include "tests/support/broken_backend.hpp"
+#include "tests/support/servers/broken_backend.hpp"
 #include "tests/tools/support/conform_run.hpp"
 
 namespace idem::test {

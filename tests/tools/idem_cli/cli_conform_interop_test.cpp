@@ -16,7 +16,7 @@
 #include <string>
 
 #include "idem_cli/exit_status.hpp"
-#include "tests/support/node_app.hpp"
+#include "tests/support/processes/node_app.hpp"
 #include "tests/tools/support/conform_run.hpp"
 
 namespace idem::test {

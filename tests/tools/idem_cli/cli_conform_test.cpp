@@ -14,9 +14,9 @@
 
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/run_cli.hpp"
-#include "tests/support/in_process_http_server.hpp"
-#include "tests/support/recording_listener.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/servers/in_process_http_server.hpp"
+#include "tests/support/servers/recording_listener.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/unused_port.hpp"
 #include "tests/tools/support/conform_run.hpp"

@@ -12,8 +12,8 @@
 #include <random>
 #include <sstream>
 
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/integration.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/http/integration.hpp"
 #include "tests/tools/support/cli_journal_fixture.hpp"
 
 namespace idem::test::cli_journal {

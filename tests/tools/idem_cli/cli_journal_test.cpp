@@ -10,8 +10,8 @@
 #include <iterator>
 
 #include "tests/idem/support/live_client.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/integration.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/http/integration.hpp"
 #include "tests/tools/support/cli_journal_fixture.hpp"
 
 namespace idem::test::cli_journal {

@@ -14,8 +14,8 @@
 #include "idem_cli/load_command.hpp"
 #include "idem_cli/load_mix.hpp"
 #include "idem_cli/load_plan.hpp"
-#include "tests/support/api_client.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/tools/support/cli_run.hpp"
 
 namespace idem::cli {

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/api_client.hpp"
-#include "tests/support/cli_process.hpp"
-#include "tests/support/fault_rules.hpp"
-#include "tests/support/recording_listener.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/processes/cli_process.hpp"
+#include "tests/support/http/fault_rules.hpp"
+#include "tests/support/servers/recording_listener.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/unused_port.hpp"
 

@@ -20,7 +20,7 @@
 #include "idem_cli/run_cli.hpp"
 #include "idem_cli/submit_command.hpp"
 #include "idem_cli/summary.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/tools/support/cli_run.hpp"
 
 namespace idem::cli {

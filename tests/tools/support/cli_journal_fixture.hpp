@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/api_client.hpp"
-#include "tests/support/cli_process.hpp"
-#include "tests/support/running_server.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/processes/cli_process.hpp"
+#include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace idem::test::cli_journal {

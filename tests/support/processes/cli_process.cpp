@@ -1,4 +1,4 @@
-#include "tests/support/cli_process.hpp"
+#include "tests/support/processes/cli_process.hpp"
 
 #include <fcntl.h>
 #include <grp.h>

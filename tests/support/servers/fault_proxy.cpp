@@ -1,4 +1,4 @@
-#include "tests/support/fault_proxy.hpp"
+#include "tests/support/servers/fault_proxy.hpp"
 
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>

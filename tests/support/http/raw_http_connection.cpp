@@ -1,4 +1,4 @@
-#include "tests/support/raw_http_connection.hpp"
+#include "tests/support/http/raw_http_connection.hpp"
 
 #include <array>
 #include <boost/asio/buffer.hpp>

@@ -1,4 +1,4 @@
-#include "tests/support/http_client.hpp"
+#include "tests/support/http/http_client.hpp"
 
 #include <sys/socket.h>
 

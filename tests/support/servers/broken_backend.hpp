@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "tests/support/in_process_http_server.hpp"
+#include "tests/support/servers/in_process_http_server.hpp"
 
 namespace idem::testing {
 

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "tests/support/http_client.hpp"
+#include "tests/support/http/http_client.hpp"
 
 namespace idem::testing {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <thread>
 
-#include "tests/support/api_client.hpp"
-#include "tests/support/http_client.hpp"
+#include "tests/support/http/api_client.hpp"
+#include "tests/support/http/http_client.hpp"
 
 namespace idem::testing {
 

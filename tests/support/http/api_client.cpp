@@ -1,8 +1,8 @@
-#include "tests/support/api_client.hpp"
+#include "tests/support/http/api_client.hpp"
 
 #include <gtest/gtest.h>
 
-#include "tests/support/running_server.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 namespace idem::testing {
 

@@ -1,4 +1,4 @@
-#include "tests/support/mock_server_binary.hpp"
+#include "tests/support/processes/mock_server_binary.hpp"
 
 namespace idem::testing {
 

@@ -1,4 +1,4 @@
-#include "tests/support/node_app.hpp"
+#include "tests/support/processes/node_app.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "tests/support/running_server.hpp"
+#include "tests/support/servers/running_server.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "tests/support/problem_assertions.hpp"
+#include "tests/support/http/problem_assertions.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>

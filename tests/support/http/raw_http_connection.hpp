@@ -1,7 +1,7 @@
 #pragma once
 // A bare HTTP/1.1 connection for the front-end tests: exact bytes on one connection, responses
 // read one by one (interim ones and answers to HEAD included), and waiting for the server to
-// close. What tests/support/http_client.hpp hides on purpose.
+// close. What tests/support/http/http_client.hpp hides on purpose.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/core/flat_buffer.hpp>

@@ -1,4 +1,4 @@
-#include "tests/support/child_process.hpp"
+#include "tests/support/processes/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "tests/support/recording_listener.hpp"
+#include "tests/support/servers/recording_listener.hpp"
 
 #include <array>
 #include <boost/asio/co_spawn.hpp>
@@ -12,7 +12,7 @@
 #include <mutex>
 #include <string_view>
 
-#include "tests/support/read_http_request.hpp"
+#include "tests/support/http/read_http_request.hpp"
 
 namespace idem::testing {
 

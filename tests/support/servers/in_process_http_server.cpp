@@ -1,4 +1,4 @@
-#include "tests/support/in_process_http_server.hpp"
+#include "tests/support/servers/in_process_http_server.hpp"
 
 #include <boost/asio/ip/address_v4.hpp>
 #include <boost/asio/ip/tcp.hpp>

@@ -1,4 +1,4 @@
-#include "tests/support/broken_backend.hpp"
+#include "tests/support/servers/broken_backend.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/redirect_error.hpp>

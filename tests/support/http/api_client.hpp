@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/support/http_client.hpp"
+#include "tests/support/http/http_client.hpp"
 
 namespace idem::testing {
 

@@ -1,4 +1,4 @@
-#include "tests/support/endless_request.hpp"
+#include "tests/support/http/endless_request.hpp"
 
 #include <array>
 #include <boost/asio/buffer.hpp>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <string_view>
 
-#include "tests/support/raw_http_connection.hpp"
+#include "tests/support/http/raw_http_connection.hpp"
 
 namespace idem::testing {
 namespace {

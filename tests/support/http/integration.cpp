@@ -1,6 +1,6 @@
-#include "tests/support/integration.hpp"
+#include "tests/support/http/integration.hpp"
 
-#include "tests/support/problem_assertions.hpp"
+#include "tests/support/http/problem_assertions.hpp"
 
 namespace idem::testing {
 
