@@ -15,6 +15,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/idem DESTINATION ${CMAKE_INSTALL
 install(FILES ${IDEM_GENERATED_INCLUDE_DIR}/idem/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/idem)
 install(EXPORT idemTargets NAMESPACE idem:: DESTINATION ${IDEM_CMAKE_INSTALL_DIR})
+# The license (Apache-2.0, named in idemConfig.cmake and the .pc files) goes with every install.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/idemConfig.cmake.in
   ${PROJECT_BINARY_DIR}/idemConfig.cmake INSTALL_DESTINATION ${IDEM_CMAKE_INSTALL_DIR})

@@ -32,8 +32,16 @@ for file in "$libdir/libidem.a" include/idem/client.hpp include/idem/version.hpp
   "$libdir/cmake/idem/idemConfig.cmake" "$libdir/cmake/idem/idemConfigVersion.cmake" \
   "$libdir/cmake/idem/idemTargets.cmake" "$libdir/pkgconfig/idem.pc" \
   "$libdir/libidem_testing.a" "$libdir/pkgconfig/idem-testing.pc" include/idem/testing/kit.hpp \
-  bin/idem-cli bin/idem-mock-server; do
+  bin/idem-cli bin/idem-mock-server share/doc/idem/LICENSE; do
   [ -e "$work/prefix/$file" ] || fail "not installed: $file"
+done
+# The license is named wherever a user meets the package: the CMake package and both .pc files.
+cmp -s "$repo/LICENSE" "$work/prefix/share/doc/idem/LICENSE" || fail "share/doc/idem/LICENSE differs"
+grep -q '^set(idem_LICENSE "Apache-2.0")$' "$work/prefix/$libdir/cmake/idem/idemConfig.cmake" ||
+  fail "idemConfig.cmake does not name the license"
+for pc in idem idem-testing; do
+  grep -qx 'License: Apache-2.0' "$work/prefix/$libdir/pkgconfig/$pc.pc" ||
+    fail "$pc.pc does not name the license"
 done
 
 # --- 1. CMake: find_package(idem) ---------------------------------------------------------------
