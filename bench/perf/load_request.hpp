@@ -37,7 +37,7 @@ struct options {
 /// A random UUIDv4, as an app would mint with its UUID library (36 characters, like idem's keys).
 [[nodiscard]] std::string fresh_key(std::mt19937_64& rng);
 
-/// What idem-cli load sends for order `n` of the run `run` (tools/idem_cli/load_plan.cpp;
+/// What idem-cli load sends for order `n` of the run `run` (tools/idem_cli/load/load_plan.cpp;
 /// nlohmann's key order).
 [[nodiscard]] std::string order_body(const std::string& run, long n);
 

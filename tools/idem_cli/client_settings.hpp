@@ -6,7 +6,7 @@
 #include <string>
 
 #include "idem/client.hpp"
-#include "idem_cli/command_line.hpp"
+#include "idem_cli/command_line/command_line.hpp"
 
 namespace idem::cli {
 

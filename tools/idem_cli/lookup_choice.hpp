@@ -6,7 +6,7 @@
 
 #include "idem/business_lookup.hpp"
 #include "idem/intent.hpp"
-#include "idem_cli/command_line.hpp"
+#include "idem_cli/command_line/command_line.hpp"
 
 namespace idem::cli {
 

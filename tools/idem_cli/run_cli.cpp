@@ -5,12 +5,12 @@
 #include <type_traits>
 #include <variant>
 
-#include "idem_cli/command_line.hpp"
-#include "idem_cli/conform_command.hpp"
+#include "idem_cli/command_line/command_line.hpp"
+#include "idem_cli/conform/conform_command.hpp"
 #include "idem_cli/exit_status.hpp"
-#include "idem_cli/journal_command.hpp"
-#include "idem_cli/load_command.hpp"
-#include "idem_cli/resume_command.hpp"
+#include "idem_cli/journal/journal_command.hpp"
+#include "idem_cli/journal/resume_command.hpp"
+#include "idem_cli/load/load_command.hpp"
 #include "idem_cli/submit_command.hpp"
 #include "idem_cli/summary.hpp"
 #include "idem_cli/unresolved_notice.hpp"

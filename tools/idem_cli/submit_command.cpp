@@ -11,7 +11,7 @@
 #include "idem_cli/exit_status.hpp"
 #include "idem_cli/failure_words.hpp"
 #include "idem_cli/interrupt_signals.hpp"
-#include "idem_cli/journal_file.hpp"
+#include "idem_cli/journal/journal_file.hpp"
 #include "idem_cli/lookup_choice.hpp"
 #include "idem_cli/summary.hpp"
 #include "idem_cli/unresolved_notice.hpp"

@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "idem_cli/command_line.hpp"
+#include "idem_cli/command_line/command_line.hpp"
 
 namespace idem::cli {
 

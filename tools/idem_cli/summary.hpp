@@ -12,7 +12,7 @@
 
 #include "idem/outcome.hpp"
 #include "idem_cli/exit_status.hpp"
-#include "idem_cli/failure_tally.hpp"
+#include "idem_cli/load/failure_tally.hpp"
 
 namespace idem::cli {
 

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "idem_cli/load_mix.hpp"
+#include "idem_cli/load/load_mix.hpp"
 
 namespace idem::soak {
 

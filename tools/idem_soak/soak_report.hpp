@@ -6,7 +6,7 @@
 #include <chrono>
 #include <ostream>
 
-#include "idem_cli/load_mix.hpp"
+#include "idem_cli/load/load_mix.hpp"
 #include "idem_soak/chaos_run.hpp"
 #include "idem_soak/invariants.hpp"
 #include "idem_soak/journal_facts.hpp"

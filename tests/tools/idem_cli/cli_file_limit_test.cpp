@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include "idem_cli/file_limit.hpp"
+#include "idem_cli/load/file_limit.hpp"
 
 namespace idem::cli {
 namespace {

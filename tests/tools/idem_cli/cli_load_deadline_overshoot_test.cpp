@@ -11,7 +11,7 @@
 #include "idem/testing/fake_scheduler.hpp"
 #include "idem/testing/fake_transport.hpp"
 #include "idem_cli/client_settings.hpp"
-#include "idem_cli/load_run.hpp"
+#include "idem_cli/load/load_run.hpp"
 #include "idem_cli/summary.hpp"
 
 namespace idem::cli {

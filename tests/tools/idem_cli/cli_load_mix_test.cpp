@@ -1,4 +1,4 @@
-// idem-cli load --mix (tools/idem_cli/load_mix.cpp, load_plan.cpp): the mix's syntax, the
+// idem-cli load --mix (tools/idem_cli/load/load_mix.cpp, load_plan.cpp): the mix's syntax, the
 // seeded per-order draw that another program (idem-soak) can count without seeing the plan,
 // the plan it makes (double taps with new keys, payments and cancels after the first create),
 // its flags, and a mixed load end to end against the in-process mock server.
@@ -10,10 +10,10 @@
 #include <string>
 #include <variant>
 
-#include "idem_cli/command_line.hpp"
-#include "idem_cli/load_command.hpp"
-#include "idem_cli/load_mix.hpp"
-#include "idem_cli/load_plan.hpp"
+#include "idem_cli/command_line/command_line.hpp"
+#include "idem_cli/load/load_command.hpp"
+#include "idem_cli/load/load_mix.hpp"
+#include "idem_cli/load/load_plan.hpp"
 #include "tests/support/http/api_client.hpp"
 #include "tests/support/servers/running_server.hpp"
 #include "tests/tools/support/cli_run.hpp"

@@ -1,5 +1,5 @@
-// idem-cli load's run (tools/idem_cli/load_run.cpp) on a scripted transport: how every intent is
-// counted, and what Ctrl-C does to the intents waiting and in flight.
+// idem-cli load's run (tools/idem_cli/load/load_run.cpp) on a scripted transport: how every intent
+// is counted, and what Ctrl-C does to the intents waiting and in flight.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include "idem/testing/fake_transport.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/exit_status.hpp"
-#include "idem_cli/load_run.hpp"
+#include "idem_cli/load/load_run.hpp"
 #include "idem_cli/lookup_choice.hpp"
 #include "tests/idem/support/unflushable_store.hpp"
 

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "idem/orders.hpp"
-#include "idem_cli/command_line.hpp"
+#include "idem_cli/command_line/command_line.hpp"
 #include "idem_cli/exit_status.hpp"
-#include "idem_cli/latency.hpp"
-#include "idem_cli/load_command.hpp"
+#include "idem_cli/load/latency.hpp"
+#include "idem_cli/load/load_command.hpp"
+#include "idem_cli/load/progress_bar.hpp"
 #include "idem_cli/lookup_choice.hpp"
-#include "idem_cli/progress_bar.hpp"
 #include "idem_cli/run_cli.hpp"
 #include "idem_cli/submit_command.hpp"
 #include "idem_cli/summary.hpp"

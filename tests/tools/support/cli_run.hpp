@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "idem_cli/command_line.hpp"
+#include "idem_cli/command_line/command_line.hpp"
 #include "idem_cli/run_cli.hpp"
 
 namespace idem::cli_test {

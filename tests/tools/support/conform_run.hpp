@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "idem_cli/conform_result.hpp"
-#include "idem_cli/conform_table.hpp"
+#include "idem_cli/conform/conform_result.hpp"
+#include "idem_cli/conform/conform_table.hpp"
 #include "idem_cli/run_cli.hpp"
 
 namespace idem::test {

@@ -1,0 +1,103 @@
+#include "idem_cli/load/load_plan.hpp"
+
+#include "idem/orders.hpp"
+#include "idem_cli/load/load_mix.hpp"
+#include "idem_cli/lookup_choice.hpp"
+
+namespace idem::cli {
+namespace {
+
+// A fresh prefix per run, so that merchant_order_ids never collide with an earlier run's.
+std::string run_id() {
+  return idempotency_key::mint().str().substr(0, 8);
+}
+
+orders::order_request order_number(const std::string& run, std::size_t n) {
+  const std::int64_t price = 100 + static_cast<std::int64_t>(n % 50) * 10;
+  return {.merchant_order_id = "load-" + run + "-" + std::to_string(n),
+          .customer_id = "load-customer-" + std::to_string(n % 100),
+          .currency = "EUR",
+          .amount_minor = price * 2,
+          .items = {
+              {.sku = "sku-" + std::to_string(n % 20), .quantity = 2, .unit_price_minor = price}}};
+}
+
+// The cancel of `order`, planned before the order exists (the orders API has no preset for
+// it: the payment's has).
+planned_intent plan_cancel(const intent& order) {
+  return planned_intent::create("POST", "/v1/orders/{id}/cancel",
+                                {{"reason", "the customer changed their mind"}},
+                                orders::order_cancelled_lookup({}), order);
+}
+
+// Plans the orders of one run, one at a time.
+class order_planner {
+ public:
+  explicit order_planner(const load_args& args) : args_(args), run_(run_id()) {}
+
+  // Order `n`'s intents: its create (twice for a double order) into `ready`, and what waits for
+  // it into `after`.
+  void plan(std::size_t n, std::vector<intent>& ready, std::vector<planned_intent>& after) const {
+    const auto req = order_number(run_, n);
+    const intent order = create(req);
+    ready.push_back(order);
+    const orders::payment_request payment{.amount_minor = req.amount_minor,
+                                          .currency = req.currency};
+    if (!args_.mix) {
+      if (args_.pay) after.push_back(orders::plan_payment(order, payment));
+      return;
+    }
+    const order_mix m = mix_for_order(*args_.mix, args_.seed, n);
+    if (m.double_order) ready.push_back(create(req));
+    if (m.pay) after.push_back(orders::plan_payment(order, payment));
+    if (m.double_pay) after.push_back(orders::plan_payment(order, payment));
+    if (m.cancel) after.push_back(plan_cancel(order));
+  }
+
+  // How many intents plan() makes for orders 0..orders-1.
+  [[nodiscard]] std::uint64_t intents() const {
+    if (!args_.mix) return args_.orders * (args_.pay ? 2 : 1);
+    return count_mix(*args_.mix, args_.seed, args_.orders).total();
+  }
+
+ private:
+  // The orders API's body, to --path, with the chosen lookup; a key of its own.
+  [[nodiscard]] intent create(const orders::order_request& req) const {
+    // The orders API's own path and lookup: the intents share one lookup.
+    if (args_.path == "/v1/orders" && !args_.common.lookup.overrides()) return orders::create(req);
+    return orders::create(
+        req, args_.path,
+        choose_lookup(args_.common.lookup, orders::order_created_lookup(req.merchant_order_id)));
+  }
+
+  load_args args_;
+  std::string run_;
+};
+
+}  // namespace
+
+run_plan load_plan(const load_args& args) {
+  run_plan plan;
+  plan.url = args.common.url;
+  const order_planner planner(args);
+  plan.ready.reserve(args.orders);
+  for (std::size_t n = 0; n < args.orders; ++n)
+    planner.plan(n, plan.ready, plan.after);
+  return plan;
+}
+
+run_plan load_plan_on_demand(const load_args& args) {
+  run_plan plan;
+  plan.url = args.common.url;
+  order_planner planner(args);
+  plan.more_intents = planner.intents();
+  plan.more = [planner = std::move(planner), n = std::size_t{0}, orders = args.orders](
+                  std::vector<intent>& ready, std::vector<planned_intent>& after) mutable {
+    if (n == orders) return false;
+    planner.plan(n++, ready, after);
+    return true;
+  };
+  return plan;
+}
+
+}  // namespace idem::cli
