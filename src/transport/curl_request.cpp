@@ -147,8 +147,10 @@ void curl_request::configure_request(http_request& req, const curl_transport_opt
   std::optional<std::size_t> posted_bytes;  // none: curl sends no body
   if (req.method == "GET" && req.body.empty()) {
     set(CURLOPT_HTTPGET, 1L);  // also clears a kept handle's NOBODY
+    resend_safe_ = true;
   } else if (req.method == "HEAD") {
     set(CURLOPT_NOBODY, 1L);
+    resend_safe_ = true;
   } else {
     // POSTFIELDS with an explicit size sends `Content-Length` even for an empty body (a bodiless
     // POST otherwise goes out without one, which some servers answer with 411).
@@ -230,7 +232,18 @@ std::size_t curl_request::on_header(char* data, std::size_t size, std::size_t co
 int curl_request::on_prereq(void* self, char*, char*, int, int) {
   // Runs on every connection, new or reused, right before the request is written: from here
   // on the request may reach the server.
-  static_cast<curl_request*>(self)->started_ = true;
+  auto& r = *static_cast<curl_request*>(self);
+  // A second run means curl is about to send the request again within this transfer: a kept
+  // connection died under the first send (Curl_retry_request: no answer byte on a reused
+  // connection), which may have reached the server all the same. A GET or HEAD changes
+  // nothing; any other request is a write that nobody would have counted as an attempt
+  // (contract section 8), so curl is stopped and the transfer ends unknown: the caller's own
+  // policy, with its backoff and budget, decides whether to send again.
+  if (r.started_ && !r.resend_safe_) {
+    r.resend_refused_ = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
+  r.started_ = true;
   return CURL_PREREQFUNC_OK;
 }
 
@@ -248,6 +261,14 @@ transport_result curl_request::finish(CURLcode code) {
     curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
     response_.status = static_cast<int>(status);
     result.response = std::move(response_);
+    return result;
+  }
+  if (resend_refused_) {
+    // curl says "aborted by callback"; what happened is that the connection died under the
+    // request, after it may have reached the server.
+    result.ec = make_error_code(transport_errc::connection_lost);
+    result.failure = transport_failure::unknown;
+    result.reused_connection = true;
     return result;
   }
   curl_failure_facts facts{.code = code, .request_started = started_, .too_large = too_large_};

@@ -93,6 +93,10 @@ class curl_request {
   std::size_t received_ = 0;
   bool started_ = false;
   bool too_large_ = false;
+  // A GET or HEAD: curl may send it again on a fresh connection when a kept one dies under it.
+  bool resend_safe_ = false;
+  // curl was about to send this write a second time, and was stopped (on_prereq).
+  bool resend_refused_ = false;
 };
 
 }  // namespace idem::detail

@@ -1,8 +1,8 @@
 // idem::curl_transport and HTTP proxies (curl_transport_options::proxy): the option, the
 // environment variables libcurl reads, `no_proxy`, and ignoring the environment, each proved by
 // which loopback listener a request reaches. The "proxy" is a recording listener
-// (tests/support/servers/recording_listener.hpp) that answers plain requests itself and tunnels CONNECT
-// to the loopback port it names.
+// (tests/support/servers/recording_listener.hpp) that answers plain requests itself and tunnels
+// CONNECT to the loopback port it names.
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -60,7 +60,7 @@ recording_listener named(std::string name, testing::recording_listener_options o
       options);
 }
 
-constexpr testing::recording_listener_options as_proxy{.tunnel_connect = true};
+const testing::recording_listener_options as_proxy{.tunnel_connect = true};
 
 class curl_transport_proxy_test : public ::testing::Test {
  protected:

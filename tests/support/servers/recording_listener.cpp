@@ -87,9 +87,15 @@ asio::awaitable<void> recording_listener::state::serve(std::shared_ptr<tcp::sock
                                                        std::shared_ptr<state> self) {
   try {
     std::string buffer;
-    for (;;) {
+    for (std::size_t on_connection = 1;; ++on_connection) {
       const auto request = co_await read_http_request(*socket, buffer);
       self->record(request.head);
+      if (self->options.close_unanswered &&
+          self->options.close_unanswered(on_connection, request.head)) {
+        boost::system::error_code ignored;
+        socket->close(ignored);
+        co_return;
+      }
       if (self->options.tunnel_connect && request.head.starts_with("CONNECT ")) {
         co_await tunnel(*socket, request.head);
         co_return;

@@ -23,10 +23,18 @@ using answer_policy = std::function<std::optional<std::string>(const std::string
 /// A raw HTTP/1.1 response with a JSON content type and `body`.
 [[nodiscard]] std::string http_answer(int status, const std::string& body);
 
+/// Whether a request dies with its connection: called with the request's number on its
+/// connection (1 for the first) and its head, after the head is recorded; true closes the
+/// connection at once, the request unanswered (a server or middlebox that drops a kept-alive
+/// connection under a request). Called on the listener's thread.
+using close_policy = std::function<bool(std::size_t on_connection, const std::string& head)>;
+
 struct recording_listener_options {
   /// Answer a CONNECT with 200 and tunnel the connection to 127.0.0.1:<the port it names>,
   /// whatever the host: an HTTP proxy in front of loopback servers.
   bool tunnel_connect = false;
+  /// Empty: no request dies with its connection.
+  close_policy close_unanswered{};
 };
 
 /// Listens on 127.0.0.1:0, run by a thread of its own from construction to destruction; keeps
