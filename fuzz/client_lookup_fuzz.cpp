@@ -69,6 +69,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (status >= 500 || status == 408 || status == 429) {
     IDEM_FUZZ_CHECK(judgement.verdict == idem::lookup_verdict::retry);
   }
+  // Only 404, 410 or a readable 200/203 prove absence (contract section 8, key retention).
+  if (judgement.verdict == idem::lookup_verdict::not_found) {
+    IDEM_FUZZ_CHECK(status == 404 || status == 410 || status == 200 || status == 203);
+  }
+  if (judgement.verdict == idem::lookup_verdict::found) IDEM_FUZZ_CHECK(judgement.matches >= 1);
   const bool decided = judgement.verdict == idem::lookup_verdict::found ||
                        judgement.verdict == idem::lookup_verdict::conflicting;
   IDEM_FUZZ_CHECK(decided == !judgement.record.empty());

@@ -5,7 +5,7 @@
 /// gets it back. See docs/BACKENDS.md.
 ///
 /// The answer is read as: 404 or 410, an empty list, or no record about the business ID: absent.
-/// A 200 with JSON: the records at `select` (a list, or one object); a record is about our
+/// A 200 (or 203) with JSON: the records at `select` (a list, or one object); a record is about our
 /// business ID when its `identify` field equals it; such a record is ours when every `match`
 /// rule whose two sides both exist holds (a field missing on either side is not compared, never
 /// a conflict); a record about our business ID that is not ours proves that another intent owns
@@ -71,15 +71,22 @@ using lookup_predicate =
 /// The verdict on one lookup answer.
 enum class lookup_verdict {
   found,        ///< our result exists: the intent succeeded
-  not_found,    ///< nothing of ours (yet), or an answer that proves nothing: unresolved
+  not_found,    ///< proven absent (404, 410, or a readable list without ours): nothing of ours
   conflicting,  ///< the server's record proves another intent owns the business ID: rejected
-  retry,        ///< no usable answer (5xx, 408, 429, malformed JSON): ask again
+  retry,        ///< no usable answer yet (5xx, 408, 429): ask again
+  /// An answer that proves nothing and will not improve by asking again (401, 403, 400, a
+  /// redirect, 204, a body that is not the records): neither found nor absent. It never
+  /// licenses a write; the intent stays unresolved.
+  inconclusive,
 };
 [[nodiscard]] std::string_view to_string(lookup_verdict v) noexcept;
 
 struct lookup_judgement {
   lookup_verdict verdict = lookup_verdict::retry;
   std::string record{};  ///< the record that decided it (found or conflicting), as JSON text
+  /// Found: how many records of the answer are ours. More than one means the backend executed
+  /// the intent more than once; the outcome says so (outcome::matching_records).
+  std::size_t matches = 0;
 };
 
 /// Judges one complete answer (status and body) to the lookup of an intent with `payload`.

@@ -31,6 +31,9 @@ class observer {
   virtual void on_lookup_started(std::string_view /*key*/) {}
   /// `found`: our result was found by business ID.
   virtual void on_lookup_finished(std::string_view /*key*/, bool /*found*/) {}
+  /// The lookup found `records` (more than one) records of this intent: the backend executed it
+  /// more than once. The outcome is still succeeded, with outcome::matching_records().
+  virtual void on_duplicates_found(std::string_view /*key*/, std::uint32_t /*records*/) {}
   virtual void on_outcome(std::string_view /*key*/, outcome_kind /*k*/,
                           std::chrono::milliseconds /*elapsed*/) {}
 };

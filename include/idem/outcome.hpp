@@ -34,6 +34,9 @@ struct outcome_fields {
   std::string problem_type{};  ///< problem+json `type` of that answer, if any
   header_list headers{};       ///< headers of that answer (request id, Location...)
   bool recovered_by_lookup = false;
+  /// Found by the lookup: how many records of ours it found. More than one means the backend
+  /// executed the intent more than once (never silent: the observer and idem-cli say so too).
+  std::uint32_t matching_records = 0;
   bool replayed = false;       ///< the server answered `Idempotent-Replayed: true`
   std::uint32_t attempts = 0;  ///< writes sent (POSTs started), lookups and polls excluded
   std::string key{};           ///< the intent's idempotency key
@@ -67,6 +70,9 @@ class outcome {
     return find_header(f().headers, name);
   }
   [[nodiscard]] bool recovered_by_lookup() const noexcept { return f().recovered_by_lookup; }
+  /// Records of ours the lookup found (0 unless recovered_by_lookup()); above 1: the backend
+  /// executed this intent more than once.
+  [[nodiscard]] std::uint32_t matching_records() const noexcept { return f().matching_records; }
   [[nodiscard]] bool replayed() const noexcept { return f().replayed; }
   /// Writes sent for this intent in this submission.
   [[nodiscard]] std::uint32_t attempts() const noexcept { return f().attempts; }

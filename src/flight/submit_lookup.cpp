@@ -61,13 +61,18 @@ void submit_operation::on_lookup_done(transport_result r) {
                                               .verdict = std::string(to_string(j.verdict)),
                                               .status = r.response.status});
   switch (j.verdict) {
-    case lookup_verdict::found:
+    case lookup_verdict::found: {
       if (obs) obs->on_lookup_finished(key, true);
+      const auto records = static_cast<std::uint32_t>(j.matches);
+      // A backend that executed the intent twice: still ours, never silent.
+      if (records > 1 && obs) obs->on_duplicates_found(key, records);
       return finish(outcome_fields{.kind = outcome_kind::succeeded,
                                    .status = r.response.status,
                                    .body = std::move(j.record),
                                    .headers = std::move(r.response.headers),
-                                   .recovered_by_lookup = true});
+                                   .recovered_by_lookup = true,
+                                   .matching_records = records});
+    }
     case lookup_verdict::conflicting:
       // The server's own record proves that another intent owns the business ID: ours can
       // never be created under it. Reported with what the server really sent.
@@ -80,10 +85,16 @@ void submit_operation::on_lookup_done(transport_result r) {
     case lookup_verdict::not_found:
       if (obs) obs->on_lookup_finished(key, false);
       if (checking_stale_key_) {
-        // Proven never executed: the key may be sent again.
+        // Proven never executed: the key may be sent again, and the server's retention of it
+        // starts again with that write.
         checking_stale_key_ = false;
+        first_attempt_at_.reset();
         return next_attempt();
       }
+      return finish_stopped();
+    case lookup_verdict::inconclusive:
+      // Proves nothing, and asking again will not help: no write, unresolved.
+      if (obs) obs->on_lookup_finished(key, false);
       return finish_stopped();
     case lookup_verdict::retry:
       break;

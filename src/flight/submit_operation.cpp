@@ -84,13 +84,13 @@ void submit_operation::start(std::optional<intent_record> earlier) {
 
 void submit_operation::begin() {
   if (stopping()) return finish_stopped();
-  if (may_have_executed_ && first_attempt_at_) {
-    const auto age = wall_now() - *first_attempt_at_;
-    if (age >= core_->opts.server_key_retention - core_->opts.key_retention_margin) {
-      return check_stale_key();
-    }
-  }
-  next_attempt();
+  next_attempt();  // which checks the key's age, as before every write
+}
+
+bool submit_operation::key_may_be_forgotten() const {
+  if (!may_have_executed_ || !first_attempt_at_) return false;
+  const auto age = wall_now() - *first_attempt_at_;
+  return age >= core_->opts.server_key_retention - core_->opts.key_retention_margin;
 }
 
 void submit_operation::check_stale_key() {
@@ -239,7 +239,8 @@ void submit_operation::finish_stopped() {
                                .status = last_answer_->status,
                                .body = std::move(last_answer_->body),
                                .problem_type = std::move(last_answer_->problem),
-                               .headers = std::move(last_answer_->headers)});
+                               .headers = std::move(last_answer_->headers),
+                               .error = std::move(last_answer_->error)});
 }
 
 void submit_operation::finish(outcome_fields f, bool record) {

@@ -100,6 +100,9 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     std::string body;
     std::string problem;
     bool replayed = false;
+    // The server's record of this key's one execution answered (a replay, or the status
+    // resource after a 202): proof about every earlier attempt, unlike any other answer.
+    bool proven = false;
     std::optional<std::chrono::milliseconds> retry_after;
     std::string error;    // a client bug in words (answer_meaning::error)
     header_list headers;  // Location among them, for a 202's polling
@@ -113,6 +116,10 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void write_durably(intent_event e, Next next, Undo undo);
   void unsent_attempt(const char* why);
   void check_stale_key();
+  // An attempt under this key may have executed, and its first one was sent so long ago that
+  // the server may have forgotten the key (client_options::server_key_retention, less the
+  // margin): the next write needs the lookup's proven absence first (contract section 8).
+  [[nodiscard]] bool key_may_be_forgotten() const;
   void next_attempt();
   // `now`: deadline_now(), as next_attempt() just read it.
   void send_write(std::chrono::steady_clock::time_point now);

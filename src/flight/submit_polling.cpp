@@ -87,6 +87,8 @@ void submit_operation::on_poll_done(transport_result r) {
   const header_list no_headers;  // the status resource keeps the first answer's body only
   a.cls = core_->opts.profile.classify(answer_view{a.status, no_headers, a.body}).cls;
   if (a.cls == attempt_class::succeeded && a.status == 202) a.cls = attempt_class::unknown;
+  // The status resource is the server's record of this key's execution: proof, as a replay is.
+  a.proven = true;
   last_answer_ = std::make_unique<answer>(a);
   // The status resource answers for a write of ours that was accepted: it executed.
   handle_answer(std::move(a), /*may_have_executed_before=*/true);

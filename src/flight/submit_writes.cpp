@@ -37,6 +37,9 @@ void submit_operation::write_durably(intent_event e, Next next, Undo undo) {
 void submit_operation::next_attempt() {
   if (stopping()) return finish_stopped();
   if (park_if_offline(&submit_operation::next_attempt)) return;
+  // Before every write, not only a submission's first: an offline wait, a suspend or a long
+  // backoff can age the key past the server's retention in the middle of a flight.
+  if (key_may_be_forgotten()) return check_stale_key();
   // One reading of each clock for the attempt's checks, its timeout and its journal line: a
   // clock read costs about 25 ns on the development VM, where curl itself reads the clock about
   // 35 times a request, and the reads were a visible share of an intent's CPU time.
@@ -113,6 +116,7 @@ submit_operation::answer submit_operation::classify_answer(http_response r) cons
   a.problem = std::move(m.problem);
   a.error = std::move(m.error);
   a.replayed = core_->opts.profile.replayed(r.headers);
+  a.proven = a.replayed;
   a.retry_after = retry_after_of(r);
   a.body = std::move(r.body);
   a.headers = std::move(r.headers);
@@ -198,32 +202,28 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
                                    .problem_type = std::move(a.problem),
                                    .headers = std::move(a.headers),
                                    .replayed = a.replayed});
-    case attempt_class::client_bug: {
-      std::string error =
-          a.error.empty() ? std::string(problem_name(a.problem)) : std::move(a.error);
-      if (error.empty()) error = "idempotency-key-misuse";
-      return finish(outcome_fields{.kind = outcome_kind::rejected,
-                                   .status = a.status,
-                                   .body = std::move(a.body),
-                                   .problem_type = a.problem,
-                                   .headers = std::move(a.headers),
-                                   .error = std::move(error)});
-    }
+    case attempt_class::client_bug:
     case attempt_class::business_conflict:
-      // Our own earlier attempt may have created it (e.g. its key's record expired since):
-      // only the lookup can tell ours from someone else's.
-      if (may_have_executed_before) {
+    case attempt_class::rejected:
+      if (a.cls == attempt_class::client_bug) {
+        if (a.error.empty()) a.error = std::string(problem_name(a.problem));
+        if (a.error.empty()) a.error = "idempotency-key-misuse";
+      }
+      // A verdict is a proof (contract section 8). After an attempt that may have executed,
+      // only the server's record of this key (a replay) says anything about it: any other
+      // answer (a 401 while a token refreshes, a gateway's 403 or 404, a 409 for our own order
+      // once its key expired, a 422...) stops the writes, and the lookup decides.
+      if (may_have_executed_before && !a.proven) {
         keep_as_last(a);
         return settle();
       }
-      [[fallthrough]];
-    case attempt_class::rejected:
       return finish(outcome_fields{.kind = outcome_kind::rejected,
                                    .status = a.status,
                                    .body = std::move(a.body),
                                    .problem_type = std::move(a.problem),
                                    .headers = std::move(a.headers),
-                                   .replayed = a.replayed});
+                                   .replayed = a.replayed,
+                                   .error = std::move(a.error)});
     case attempt_class::not_sent:
     case attempt_class::unknown:
     case attempt_class::not_processed:

@@ -177,17 +177,22 @@ std::string_view to_string(lookup_verdict v) noexcept {
       return "conflicting";
     case lookup_verdict::retry:
       return "retry";
+    case lookup_verdict::inconclusive:
+      return "inconclusive";
   }
   return "retry";
 }
 
 lookup_judgement judge_lookup(const business_lookup& l, const json& payload, int status,
                               std::string_view body, const lookup_predicate* predicate) {
+  // Only these prove absence (contract section 8, "Key retention"): 404 and 410 here, and a
+  // readable list without ours below.
   if (status == 404 || status == 410) return {lookup_verdict::not_found, {}};
-  // 5xx, 408 and 429 say nothing about the record: ask again. Any other answer (401, 400, 204,
-  // a redirect...) will not improve by asking again, and proves nothing.
+  // 5xx, 408 and 429 say nothing about the record yet: ask again.
   if (status >= 500 || status == 408 || status == 429) return {lookup_verdict::retry, {}};
-  if (status != 200) return {lookup_verdict::not_found, {}};
+  // Any other answer (401 while a token refreshes, a gateway's 403, 400, a redirect to a login
+  // page, 204...) will not improve by asking again, and proves nothing either way.
+  if (status != 200 && status != 203) return {lookup_verdict::inconclusive, {}};
   const json answer = detail::parse_answer(body);
   // e.g. a proxy's error page, or an answer nested too deep to read safely
   if (answer.is_discarded()) return {lookup_verdict::retry, {}};
@@ -195,21 +200,27 @@ lookup_judgement judge_lookup(const business_lookup& l, const json& payload, int
   if (!selected || !(selected->is_array() || selected->is_object())) {
     return {lookup_verdict::retry, {}};
   }
+  const json* first_ours = nullptr;
+  std::size_t ours = 0;
   const json* other = nullptr;
   auto consider = [&](const json& record) {
-    if (!record.is_object()) return false;
+    if (!record.is_object()) return;
     auto m = judge_record(l, payload, record, predicate);
-    if (m == record_match::ours) return true;
-    if (m == record_match::other && !other) other = &record;
-    return false;
+    if (m == record_match::ours) {
+      if (!first_ours) first_ours = &record;
+      ++ours;
+    } else if (m == record_match::other && !other) {
+      other = &record;
+    }
   };
   if (selected->is_object()) {
-    if (consider(*selected)) return {lookup_verdict::found, selected->dump()};
+    consider(*selected);
   } else {
-    for (const auto& record : *selected) {
-      if (consider(record)) return {lookup_verdict::found, record.dump()};
-    }
+    // Every record is read: more than one of ours is a double execution, never silent.
+    for (const auto& record : *selected)
+      consider(record);
   }
+  if (first_ours) return {lookup_verdict::found, first_ours->dump(), ours};
   if (other && l.conflict_on_other) return {lookup_verdict::conflicting, other->dump()};
   return {lookup_verdict::not_found, {}};
 }

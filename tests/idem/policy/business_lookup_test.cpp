@@ -119,9 +119,16 @@ TEST(BusinessLookup, MalformedOrUselessAnswers) {
   for (int status : {500, 502, 503, 408, 429}) {
     EXPECT_EQ(verdict(created, status, json::object()), lookup_verdict::retry) << status;
   }
-  for (int status : {204, 301, 400, 401, 403, 405}) {
-    EXPECT_EQ(verdict(created, status, {{"data", {order()}}}), lookup_verdict::not_found) << status;
+  // Contract section 8: only 404, 410 or a readable list without ours prove absence. Any other
+  // answer proves nothing either way (it once read as not_found, which licensed a re-send of a
+  // key past the server's retention).
+  for (int status : {201, 204, 206, 301, 302, 400, 401, 403, 405, 418}) {
+    EXPECT_EQ(verdict(created, status, {{"data", {order()}}}), lookup_verdict::inconclusive)
+        << status;
+    EXPECT_EQ(verdict(created, status, {{"data", json::array()}}), lookup_verdict::inconclusive)
+        << status;
   }
+  EXPECT_EQ(verdict(created, 203, {{"data", json::array()}}), lookup_verdict::not_found);
   business_lookup bad = created;
   bad.select = "data";  // not a JSON pointer
   EXPECT_EQ(verdict(bad, 200, {{"data", {order()}}}), lookup_verdict::retry);
@@ -162,4 +169,15 @@ TEST(BusinessLookup, JsonRoundTrip) {
 }
 
 }  // namespace
+TEST(BusinessLookup, CountsEveryRecordThatIsOurs) {
+  // A backend that executed the intent twice holds two records of ours: found, and counted.
+  auto j = judge_lookup(
+      created, payload, 200,
+      json{{"data", {order(), order(), order({{"merchant_order_id", "other"}})}}}.dump());
+  EXPECT_EQ(j.verdict, lookup_verdict::found);
+  EXPECT_EQ(j.matches, 2u);
+  j = judge_lookup(created, payload, 200, json{{"data", {order()}}}.dump());
+  EXPECT_EQ(j.matches, 1u);
+}
+
 }  // namespace idem
