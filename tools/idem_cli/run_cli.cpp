@@ -23,6 +23,11 @@ namespace {
 void report(const load_summary& s, const std::string& url, const std::string& journal,
             std::ostream& out, std::ostream& err) {
   s.failures.print(err);
+  if (s.duplicates_found > 0) {
+    err << "idem-cli: " << s.duplicates_found
+        << " intent(s) succeeded, but the lookup found more than one record of each: the backend "
+           "executed them more than once\n";
+  }
   if (s.interrupted) print_unresolved_notice(err, s.unresolved_keys, url, journal, s.journal_error);
   out << to_json(s).dump() << '\n';
 }

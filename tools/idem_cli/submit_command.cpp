@@ -66,6 +66,8 @@ int run_submit(const submit_args& args, std::ostream& out, std::ostream& err) {
   out << to_json(o, where).dump() << '\n';
   if (o.kind() != outcome_kind::succeeded) {
     err << "idem-cli: " << to_string(o.kind()) << ": " << failure_words(o, where) << '\n';
+  } else if (o.matching_records() > 1) {
+    err << "idem-cli: succeeded, but " << duplicates_words(o.matching_records()) << '\n';
   }
   if (interrupted) {
     std::vector<std::string> open;

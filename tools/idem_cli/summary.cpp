@@ -29,6 +29,8 @@ nlohmann::json to_json(const load_summary& s) {
                       {"p99_ms", tenths_of_ms(s.p99)},
                       {"elapsed_ms", s.elapsed.count()}};
   if (s.interrupted) j["interrupted"] = true;
+  // Contract section 8: a double execution found by the lookup is never silent.
+  if (s.duplicates_found > 0) j["duplicates_found"] = s.duplicates_found;
   if (s.overshoot.intents > 0) {
     j["deadline_overshoot_ms"] = {{"intents", s.overshoot.intents},
                                   {"p50", thousandths_of_ms(s.overshoot.p50)},
@@ -36,6 +38,11 @@ nlohmann::json to_json(const load_summary& s) {
                                   {"max", thousandths_of_ms(s.overshoot.max)}};
   }
   return j;
+}
+
+std::string duplicates_words(std::uint32_t records) {
+  return "the lookup found " + std::to_string(records) +
+         " records of this intent: the backend executed it more than once";
 }
 
 nlohmann::json to_json(const outcome& o, std::string_view url) {
@@ -48,6 +55,8 @@ nlohmann::json to_json(const outcome& o, std::string_view url) {
                       {"elapsed_ms", o.elapsed().count()},
                       {"body", nullptr}};
   if (o.status() != 0) j["status"] = o.status();
+  // Found by the lookup: how many records of ours (more than one: executed more than once).
+  if (o.recovered_by_lookup()) j["matching_records"] = o.matching_records();
   if (!o.body().empty()) {
     auto body = nlohmann::json::parse(o.body(), nullptr, /*allow_exceptions=*/false);
     j["body"] = body.is_discarded() ? nlohmann::json(o.body()) : std::move(body);

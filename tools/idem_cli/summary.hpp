@@ -34,6 +34,9 @@ struct load_summary {
   std::uint64_t intents = 0;
   outcome_counts counts;
   std::uint64_t recovered_by_lookup = 0;
+  /// Intents the lookup found more than one record of: the backend executed them more than
+  /// once (they count as succeeded; stderr says so too).
+  std::uint64_t duplicates_found = 0;
   std::uint64_t attempts = 0;
   std::uint64_t retries = 0;
   std::chrono::microseconds p50{0};  ///< per intent, from its submission to its outcome
@@ -51,16 +54,21 @@ struct load_summary {
 };
 
 /// `{intents, succeeded, rejected, not_sent, unresolved, recovered_by_lookup, attempts, retries,
-/// p50_ms, p99_ms, elapsed_ms}`; the percentiles in milliseconds with one decimal; plus
+/// p50_ms, p99_ms, elapsed_ms}`, plus `duplicates_found` when the lookup found more than one
+/// record of some intents; the percentiles in milliseconds with one decimal; plus
 /// `interrupted: true` when Ctrl-C stopped the run, and `deadline_overshoot_ms: {intents, p50,
 /// p99, max}` (milliseconds with three decimals) when some intents ran out of their deadline.
 [[nodiscard]] nlohmann::json to_json(const load_summary& s);
 
 /// `{outcome, status, recovered_by_lookup, replayed, attempts, key, elapsed_ms, body}`, plus
+/// `matching_records` when the lookup found the result (records of ours it found), plus
 /// `error` for every outcome other than succeeded: the client bug it names if any (e.g.
 /// `idempotency-key-mismatch`), else why in words (failure_words, with `url` for a transport
 /// error). `status` is null when no answer decided it; `body` is the deciding answer's JSON (a
 /// string if it is not JSON, null if empty).
 [[nodiscard]] nlohmann::json to_json(const outcome& o, std::string_view url = {});
+
+/// What idem-cli prints on stderr for an intent the lookup found `records` (> 1) records of.
+[[nodiscard]] std::string duplicates_words(std::uint32_t records);
 
 }  // namespace idem::cli

@@ -269,6 +269,23 @@ TEST(CliSummary, OutcomeJsonCarriesTheDecidingAnswer) {
   EXPECT_FALSE(j.contains("error"));
 }
 
+TEST(CliSummary, ADoubleExecutionFoundByTheLookupIsNeverSilent) {
+  // Contract section 8: the lookup found two records of one intent.
+  const auto j = to_json(outcome(outcome_fields{.kind = outcome_kind::succeeded,
+                                                .status = 200,
+                                                .recovered_by_lookup = true,
+                                                .matching_records = 2}));
+  EXPECT_EQ(j["matching_records"], 2);
+  EXPECT_FALSE(to_json(outcome(outcome_fields{.kind = outcome_kind::succeeded, .status = 201}))
+                   .contains("matching_records"));
+  load_summary s;
+  s.intents = 5;
+  EXPECT_FALSE(to_json(s).contains("duplicates_found"));
+  s.duplicates_found = 1;
+  EXPECT_EQ(to_json(s)["duplicates_found"], 1);
+  EXPECT_NE(duplicates_words(2).find("more than once"), std::string::npos);
+}
+
 TEST(CliSummary, OutcomeJsonWithoutAnswerHasNullsAndNamesAClientBug) {
   const auto open = to_json(outcome{});
   EXPECT_EQ(open["outcome"], "unresolved");

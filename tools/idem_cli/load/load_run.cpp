@@ -70,6 +70,7 @@ load_summary load_run::summary() const {
   s.intents = total_;
   s.counts = counts_;
   s.recovered_by_lookup = recovered_;
+  s.duplicates_found = duplicates_;
   const client_counters c = client_.counters();
   s.attempts = c.attempts;
   s.retries = c.retries;
@@ -184,6 +185,7 @@ void load_run::count(const outcome& o) {
   ++done_;
   add(counts_, o.kind());
   if (o.recovered_by_lookup()) ++recovered_;
+  if (o.matching_records() > 1) ++duplicates_;
   if (o.kind() == outcome_kind::succeeded) return;
   // Without the body: bodies differ per intent, and the counts are what matters here.
   failures_.add(o.kind(), failure_words(o, url_, /*with_body=*/false));

@@ -80,6 +80,7 @@ class load_run {
   std::uint64_t done_ = 0;
   outcome_counts counts_;
   std::uint64_t recovered_ = 0;
+  std::uint64_t duplicates_ = 0;
   std::vector<std::chrono::microseconds> latencies_;
   std::chrono::milliseconds deadline_;
   std::vector<std::chrono::microseconds> overshoots_;  // end minus deadline, signed
