@@ -165,6 +165,12 @@ struct intent_record {
   int final_status = 0;                        ///< status of the answer that decided it
   std::string final_body{};                    ///< body of that answer (the created resource)
   std::string error{};                         ///< client bug named by the last outcome
+  /// A final intent of which the store keeps only what the key-retention rule needs (the
+  /// memory store past its retention window): key, principal, state and times are exact;
+  /// `what` holds the key alone, `final_body` is empty, and `request_digest` stands for the
+  /// request (detail::request_digest).
+  bool details_forgotten = false;
+  std::uint64_t request_digest = 0;
 
   /// The intent may have reached the server: an attempt that did, or one whose start is
   /// recorded and whose end is not (the process died with it on the wire, or it was cancelled

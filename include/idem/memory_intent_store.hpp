@@ -1,8 +1,12 @@
 #pragma once
 /// @file
-/// The default intent store: in memory, gone with the process. Final intents are kept for a
-/// retention window and up to a count, then forgotten, so a client that runs for weeks holds
-/// only its open intents and its recent history.
+/// The default intent store: in memory, gone with the process. Final intents are kept whole for
+/// a retention window and up to a count; after that only what the key-retention rule needs
+/// (key, principal, state, first-sent and final times, a digest of the request: about 200
+/// bytes) is remembered for `key_retention`, within `max_remembered` keys, so that the same
+/// intent submitted again while the server may still hold its key is answered from the store,
+/// never sent blind (contract section 8, "Key retention"). A client that runs for weeks holds
+/// its open intents, its recent history and a bounded set of keys.
 
 #include <chrono>
 #include <cstddef>
@@ -23,6 +27,14 @@ struct memory_store_options {
   std::chrono::milliseconds retention = std::chrono::hours{1};
   /// At most this many final intents are kept; the oldest go first.
   std::size_t max_final = 10'000;
+  /// How long a final intent's key is remembered after it became final, once its details are
+  /// forgotten: at least the server's key retention (client_options::server_key_retention,
+  /// 24 h by default), here twice that. 0: forgotten with its details.
+  std::chrono::milliseconds key_retention = std::chrono::hours{48};
+  /// At most this many keys are remembered that way (about 200 bytes each: at most about
+  /// 4 MB); the oldest go first. An intent forgotten early by this cap and submitted again is
+  /// a new request to the store.
+  std::size_t max_remembered = 20'000;
   /// Timeline lines kept per intent (the oldest are dropped past it; the record stays exact).
   std::size_t max_timeline = 64;
 };
@@ -45,8 +57,10 @@ class memory_intent_store final : public intent_store {
   [[nodiscard]] std::vector<intent_record> open_intents() const override;
   [[nodiscard]] std::vector<timeline_entry> timeline(const idempotency_key& key) const override;
 
-  /// Records held (open + final not yet forgotten).
+  /// Records held whole (open + final not yet forgotten).
   [[nodiscard]] std::size_t size() const;
+  /// Final intents whose details are forgotten and whose key is still remembered.
+  [[nodiscard]] std::size_t remembered() const;
 
  private:
   struct state;  // src/store/memory_intent_store.cpp: the records and their indexes

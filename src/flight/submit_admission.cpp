@@ -1,6 +1,7 @@
 // A submission reaching the client's strand: single flight, the store's word on the intent,
 // and the start of a new flight.
 #include "flight/submit_operation.hpp"
+#include "util/request_digest.hpp"
 
 namespace idem::detail {
 namespace {
@@ -14,6 +15,11 @@ void answer_all(const std::shared_ptr<client::core>& core, pending_callers& call
 // The same request as the one journaled under the key: method and exact body bytes, and the
 // path unless the journaled one is a plan whose path is still to be filled in.
 bool same_as_recorded(const intent_record& r, const intent& i) {
+  if (r.details_forgotten) {
+    // The store keeps a digest of the request in its place (a final intent past the memory
+    // store's retention window).
+    return r.request_digest == request_digest(i.op().method, i.op().path, i.body());
+  }
   return r.what.op().method == i.op().method && r.what.body() == i.body() &&
          (!r.path_bound || r.what.op().path == i.op().path);
 }

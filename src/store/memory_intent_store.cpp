@@ -5,11 +5,13 @@
 #include <boost/asio/post.hpp>
 #include <cstdint>
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 
 #include "store/compact_intent_record.hpp"
 #include "util/hashed_key.hpp"
+#include "util/request_digest.hpp"
 
 namespace idem {
 
@@ -48,6 +50,21 @@ struct memory_intent_store::state {
     open_link open{};
   };
 
+  // A final intent past the retention window: what the key-retention rule needs of it
+  // (memory_store_options::key_retention). About 200 bytes with its node and key.
+  struct remembered_key {
+    std::uint64_t request_digest = 0;
+    wall_time created_at{};
+    wall_time finished_at{};
+    std::optional<wall_time> first_attempt_at{};
+    std::uint32_t attempts = 0;
+    std::uint32_t principal = 0;  // index into principals
+    int final_status = 0;
+    std::optional<outcome_kind> last_outcome{};
+    intent_state state = intent_state::succeeded;
+    bool reached_server = false;
+  };
+
   explicit state(memory_store_options o) : options(o) {}
 
   // `e` is the store's own copy: a created event's principal is moved out of it.
@@ -56,6 +73,9 @@ struct memory_intent_store::state {
   // attempt's next event).
   static void add_lines(entry& en, const intent_event& e);
   void forget_expired(wall_time now);
+  // The entry of `key` is going: keeps what the key-retention rule needs of it, if it may.
+  void remember(const detail::hashed_key& key, const entry& en, wall_time now);
+  [[nodiscard]] std::optional<intent_record> remembered_record(const std::string& key) const;
   void link_open(entry& en) noexcept;
   void unlink_open(entry& en) noexcept;
   [[nodiscard]] std::shared_ptr<const std::string> shared_principal(const std::string& p);
@@ -70,6 +90,10 @@ struct memory_intent_store::state {
   // Keys of records (valid until the node is erased), in the order they became final.
   std::deque<std::pair<wall_time, detail::hashed_key>> finals;
   std::shared_ptr<const std::string> last_principal;  // shared by entries made with it
+  // Remembered keys, and the order they go in (oldest final first; views of the map's keys).
+  std::unordered_map<std::string, remembered_key, detail::text_hash> remembered;
+  std::deque<std::pair<wall_time, std::string_view>> remembered_order;
+  std::vector<std::string> principals;  // of remembered keys: an app has one or a few
 };
 
 memory_intent_store::memory_intent_store(memory_store_options options)
@@ -129,7 +153,8 @@ void memory_intent_store::state::apply(intent_event& e) {
     if (it->second.record.is_open()) link_open(it->second);
   }
   entry& en = it->second;
-  if (!made && options.max_final == 0 && en.record.closed_by(e)) {
+  const bool keeps_keys = options.key_retention.count() > 0 && options.max_remembered > 0;
+  if (!made && options.max_final == 0 && !keeps_keys && en.record.closed_by(e)) {
     // A store that keeps no finals forgets an entry the moment an event ends it: the event is
     // not applied only to be dropped (the final answer's body was copied into the record, and
     // timeline lines made, then all of it freed at once).
@@ -191,14 +216,67 @@ void memory_intent_store::state::forget_expired(wall_time now) {
          (finals.size() > options.max_final || finals.front().first + options.retention <= now)) {
     const auto it = records.find(finals.front().second);
     finals.pop_front();
+    remember(it->first, it->second, now);
     records.erase(it);
   }
+  while (!remembered_order.empty() &&
+         (remembered_order.size() > options.max_remembered ||
+          remembered_order.front().first + options.key_retention <= now)) {
+    remembered.erase(std::string(remembered_order.front().second));
+    remembered_order.pop_front();
+  }
+}
+
+void memory_intent_store::state::remember(const detail::hashed_key& key, const entry& en,
+                                          wall_time now) {
+  const intent_record r = record_of(en);
+  const wall_time finished = r.finished_at.value_or(now);
+  if (options.max_remembered == 0 || finished + options.key_retention <= now) return;
+  auto p = std::find(principals.begin(), principals.end(), r.principal);
+  if (p == principals.end()) p = principals.insert(principals.end(), r.principal);
+  const auto& op = r.what.op();
+  auto [it, made] = remembered.try_emplace(
+      std::string(key.text),
+      remembered_key{.request_digest = detail::request_digest(op.method, op.path, r.what.body()),
+                     .created_at = r.created_at,
+                     .finished_at = finished,
+                     .first_attempt_at = r.first_attempt_at,
+                     .attempts = r.attempts,
+                     .principal = static_cast<std::uint32_t>(p - principals.begin()),
+                     .final_status = r.final_status,
+                     .last_outcome = r.last_outcome,
+                     .state = r.state,
+                     .reached_server = r.maybe_sent()});
+  if (made) remembered_order.emplace_back(finished, it->first);
+}
+
+std::optional<intent_record> memory_intent_store::state::remembered_record(
+    const std::string& key) const {
+  const auto it = remembered.find(key);
+  if (it == remembered.end()) return std::nullopt;
+  auto parsed = idempotency_key::from_string(key);
+  if (!parsed) return std::nullopt;
+  const remembered_key& k = it->second;
+  intent_record r{.what = intent::restore(std::move(*parsed), operation{}, nlohmann::json())};
+  r.principal = principals[k.principal];
+  r.created_at = k.created_at;
+  r.first_attempt_at = k.first_attempt_at;
+  r.finished_at = k.finished_at;
+  r.attempts = k.attempts;
+  r.attempts_finished = k.attempts;
+  r.reached_server = k.reached_server;
+  r.state = k.state;
+  r.last_outcome = k.last_outcome;
+  r.final_status = k.final_status;
+  r.details_forgotten = true;
+  r.request_digest = k.request_digest;
+  return r;
 }
 
 std::optional<intent_record> memory_intent_store::find(const idempotency_key& key) const {
   std::lock_guard lock(mutex_);
   auto it = s_->records.find(detail::hashed_key(key.str()));
-  if (it == s_->records.end()) return std::nullopt;
+  if (it == s_->records.end()) return s_->remembered_record(key.str());
   return state::record_of(it->second);
 }
 
@@ -235,6 +313,11 @@ timeline_entry memory_intent_store::state::start_line(const entry& en) {
 std::size_t memory_intent_store::size() const {
   std::lock_guard lock(mutex_);
   return s_->records.size();
+}
+
+std::size_t memory_intent_store::remembered() const {
+  std::lock_guard lock(mutex_);
+  return s_->remembered.size();
 }
 
 }  // namespace idem

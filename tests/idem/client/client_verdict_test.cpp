@@ -190,6 +190,24 @@ TEST_F(forgotten_key_test, AProvenAbsenceLicensesTheWrite) {
   EXPECT_EQ(net->requests("POST").size(), 1u);
 }
 
+TEST_F(client_test, TheSameIntentSubmittedAgainADayLaterIsAnsweredFromTheStoreNotSentBlind) {
+  // The default memory store forgot a final intent's details after an hour; the server keeps
+  // its key 24 h. Submitted again 25 h later (after other intents moved the store's clock on),
+  // it must not go out as a new request: the server may have forgotten the key and would
+  // execute it again, or answer 409 for our own order.
+  auto c = make_client();
+  net->respond(script({reply(201, R"({"id":"ord_1"})"), problem(409, "duplicate-business-id")}));
+  const auto order = orders::create(sample_order("m-once"));
+  ASSERT_EQ(submit(*c, order).kind(), outcome_kind::succeeded);
+  clock->advance(std::chrono::hours{25});
+  net->respond(script({reply(201, R"({"id":"ord_2"})")}));
+  ASSERT_EQ(submit(*c, orders::create(sample_order("m-other"))).kind(), outcome_kind::succeeded);
+  const auto posts_before = net->requests("POST").size();
+  auto again = submit(*c, order);
+  EXPECT_EQ(net->requests("POST").size(), posts_before) << "the intent was sent again, blind";
+  EXPECT_EQ(again.kind(), outcome_kind::succeeded) << to_string(again.kind());
+}
+
 TEST_F(client_test, AKeyThatAgesPastRetentionWhileOfflineIsLookedUpBeforeItsNextWrite) {
   // Attempt 1 may have executed; the device goes offline for 25 h (the deadline paused); back
   // online, the next write would go under a key the server may have forgotten.

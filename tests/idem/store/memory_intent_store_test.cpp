@@ -1,5 +1,6 @@
 // The default store: bounded. Open intents are kept whatever their age; final ones are
-// forgotten after the retention window or past the count cap, oldest first.
+// forgotten after the retention window or past the count cap, oldest first (these tests keep no
+// keys past that: key_retention 0). After that window the key alone is remembered (the last tests).
 
 #include <gtest/gtest.h>
 
@@ -33,7 +34,7 @@ void finish(memory_intent_store& s, const intent& i, wall_time at) {
 }
 
 TEST(MemoryIntentStore, KeepsAtMostMaxFinalFinishedIntentsOldestGoFirst) {
-  memory_intent_store s({.retention = 24h, .max_final = 10});
+  memory_intent_store s({.retention = 24h, .max_final = 10, .key_retention = 0ms});
   std::vector<intent> all;
   for (int n = 0; n < 50; ++n) {
     all.push_back(order(n));
@@ -47,7 +48,7 @@ TEST(MemoryIntentStore, KeepsAtMostMaxFinalFinishedIntentsOldestGoFirst) {
 }
 
 TEST(MemoryIntentStore, WithMaxFinalZeroAnIntentIsForgottenAsItEndsAndOpenOnesStay) {
-  memory_intent_store s({.retention = 24h, .max_final = 0});
+  memory_intent_store s({.retention = 24h, .max_final = 0, .key_retention = 0ms});
   const intent open = order(1);
   const intent done = order(2);
   s.write(events::created{.what = open, .at = store_t0});
@@ -63,7 +64,7 @@ TEST(MemoryIntentStore, WithMaxFinalZeroAnIntentIsForgottenAsItEndsAndOpenOnesSt
 TEST(MemoryIntentStore, WithMaxFinalZeroOnlyWhatEndsAnIntentForgetsIt) {
   // apply()'s rules decide (an unresolved outcome leaves an intent open; an abandonment of
   // what may have been sent is ignored), though such a store skips applying the final event.
-  memory_intent_store s({.retention = 24h, .max_final = 0});
+  memory_intent_store s({.retention = 24h, .max_final = 0, .key_retention = 0ms});
   const intent unresolved = order(1), rejected = order(2), sent = order(3), unsent = order(4);
   for (const intent& i : {unresolved, rejected, sent, unsent})
     s.write(events::created{.what = i, .at = store_t0});
@@ -97,7 +98,7 @@ TEST(MemoryIntentStore, AnAttemptsEndIsInEveryRead) {
   const intent i = order(1);
   const auto ended = [&](std::size_t max_final) {
     auto s = std::make_unique<memory_intent_store>(
-        memory_store_options{.retention = 24h, .max_final = max_final});
+        memory_store_options{.retention = 24h, .max_final = max_final, .key_retention = 0ms});
     s->write(events::created{.what = i, .at = store_t0});
     s->write(events::attempt_started{.key = i.key(), .number = 1, .at = store_t0 + 1s});
     s->write(events::attempt_finished{.key = i.key(),
@@ -133,7 +134,7 @@ TEST(MemoryIntentStore, AnAttemptsEndIsInEveryRead) {
 }
 
 TEST(MemoryIntentStore, AnAttemptsEndFollowedByAnotherIntentsEventsStaysInItsTimeline) {
-  memory_intent_store s({.retention = 24h, .max_final = 0});
+  memory_intent_store s({.retention = 24h, .max_final = 0, .key_retention = 0ms});
   const intent a = order(1), b = order(2);
   s.write(events::created{.what = a, .at = store_t0});
   s.write(events::attempt_started{.key = a.key(), .number = 1, .at = store_t0});
@@ -158,7 +159,7 @@ TEST(MemoryIntentStore, AnAttemptsEndFollowedByAnotherIntentsEventsStaysInItsTim
 }
 
 TEST(MemoryIntentStore, AFinalOutcomeAfterAnAttemptsEndKeepsBothInAStoreThatKeepsFinals) {
-  memory_intent_store s({.retention = 24h, .max_final = 10});
+  memory_intent_store s({.retention = 24h, .max_final = 10, .key_retention = 0ms});
   const intent i = order(1);
   s.write(events::created{.what = i, .at = store_t0});
   s.write(events::attempt_started{.key = i.key(), .number = 1, .at = store_t0});
@@ -182,7 +183,7 @@ TEST(MemoryIntentStore, AFinalOutcomeAfterAnAttemptsEndKeepsBothInAStoreThatKeep
 TEST(MemoryIntentStore, AnAbandonmentWeighsTheAttemptsEndBeforeIt) {
   // An end that reached the server makes the intent maybe sent, which no abandonment closes,
   // even when no start was recorded before it.
-  memory_intent_store s({.retention = 24h, .max_final = 0});
+  memory_intent_store s({.retention = 24h, .max_final = 0, .key_retention = 0ms});
   const intent i = order(1);
   s.write(events::created{.what = i, .at = store_t0});
   s.write(events::attempt_finished{
@@ -195,7 +196,7 @@ TEST(MemoryIntentStore, AnAbandonmentWeighsTheAttemptsEndBeforeIt) {
 }
 
 TEST(MemoryIntentStore, ForgetsFinishedIntentsAfterTheRetentionWindowNeverOpenOnes) {
-  memory_intent_store s({.retention = 1h, .max_final = 1000});
+  memory_intent_store s({.retention = 1h, .max_final = 1000, .key_retention = 0ms});
   const auto open = order(0), done = order(1), later = order(2);
   s.write(events::created{.what = open, .at = store_t0});
   s.write(events::created{.what = done, .at = store_t0});
@@ -228,7 +229,7 @@ TEST(MemoryIntentStore, OpenIntentsComeOldestFirstAndLeaveWhenFinal) {
 // The lists of open and of final intents refer to the table's own keys: they must still hold
 // after the table has grown (rehashed) many times, and after others were forgotten.
 TEST(MemoryIntentStore, OpenAndFinalListsHoldWhileTheTableGrowsAndShrinks) {
-  memory_intent_store s({.retention = 24h, .max_final = 100});
+  memory_intent_store s({.retention = 24h, .max_final = 100, .key_retention = 0ms});
   std::vector<intent> all;
   for (int n = 0; n < 2000; ++n) {
     all.push_back(order(n));
@@ -374,6 +375,63 @@ TEST(MemoryIntentStore, TimelineIsCappedButTheRecordStaysExact) {
   EXPECT_EQ(s.timeline(i.key()).back().attempt, 10u);
   EXPECT_EQ(s.find(i.key())->attempts, 10u);
   EXPECT_EQ(s.find(i.key())->attempts_finished, 10u);
+}
+
+// ---- the key-retention rule (contract section 8): a final intent's key outlives its details ----
+
+void sent_and_finished(memory_intent_store& s, const intent& i, wall_time at) {
+  s.write(events::created{.what = i, .principal = "p1", .at = at});
+  s.write(events::attempt_started{.key = i.key(), .number = 1, .at = at});
+  s.write(events::attempt_finished{
+      .key = i.key(), .number = 1, .at = at, .cls = attempt_class::succeeded, .status = 201});
+  finish(s, i, at);
+}
+
+TEST(MemoryIntentStore, AFinalIntentsKeyIsRememberedPastItsDetailsForTheKeyRetention) {
+  memory_intent_store s({.retention = 1h, .max_final = 1000, .key_retention = 48h});
+  const auto done = order(1), other = order(2), later = order(3);
+  sent_and_finished(s, done, store_t0);
+  sent_and_finished(s, other, store_t0 + 25h);  // time moves on: `done` is past its window
+  EXPECT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.remembered(), 1u);
+  const auto r = s.find(done.key());
+  ASSERT_TRUE(r.has_value()) << "a key the server may still hold was forgotten";
+  EXPECT_TRUE(r->details_forgotten);
+  EXPECT_EQ(r->state, intent_state::succeeded);
+  EXPECT_EQ(r->principal, "p1");
+  EXPECT_EQ(r->first_attempt_at, store_t0);
+  EXPECT_TRUE(r->maybe_sent());
+  EXPECT_EQ(r->what.key(), done.key());
+  EXPECT_TRUE(r->final_body.empty());
+  EXPECT_NE(r->request_digest, 0u);
+  // Past the key retention it goes too.
+  sent_and_finished(s, later, store_t0 + 49h);
+  EXPECT_FALSE(s.find(done.key()));
+}
+
+TEST(MemoryIntentStore, RememberedKeysAreBoundedOldestFirst) {
+  memory_intent_store s(
+      {.retention = 1h, .max_final = 1, .key_retention = 48h, .max_remembered = 3});
+  std::vector<intent> all;
+  for (int n = 0; n < 10; ++n) {
+    all.push_back(order(n));
+    sent_and_finished(s, all.back(), store_t0 + std::chrono::minutes(n));
+  }
+  EXPECT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.remembered(), 3u);
+  EXPECT_FALSE(s.find(all[5].key()));
+  EXPECT_TRUE(s.find(all[6].key()));
+  EXPECT_TRUE(s.find(all[8].key())->details_forgotten);
+  EXPECT_FALSE(s.find(all[9].key())->details_forgotten);
+}
+
+TEST(MemoryIntentStore, AStoreThatKeepsNoFinalsStillRemembersTheirKeys) {
+  memory_intent_store s({.retention = 24h, .max_final = 0});
+  const auto done = order(1);
+  sent_and_finished(s, done, store_t0);
+  EXPECT_EQ(s.size(), 0u);
+  ASSERT_TRUE(s.find(done.key()));
+  EXPECT_TRUE(s.find(done.key())->details_forgotten);
 }
 
 }  // namespace
