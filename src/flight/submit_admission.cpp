@@ -72,6 +72,15 @@ void admit(const std::shared_ptr<client::core>& core, const intent& what, pendin
     // A key belongs to the credentials it was first written down with; under others it would
     // be an unrelated request on the server, so a resumed intent could execute twice.
     if (earlier->principal != core->credentials_fingerprint) return refuse("foreign-credentials");
+    if (!earlier->path_bound && what.op().path == earlier->what.op().path) {
+      // A plan's draft, its path still the template: only planned_intent::bind() makes it a
+      // request. Nothing is sent and nothing recorded; the plan stays open for its bind.
+      answer_all(
+          core, callers,
+          outcome(outcome_fields{
+              .kind = outcome_kind::not_sent, .key = what.key().str(), .error = "unbound-plan"}));
+      return;
+    }
     if (!same_as_recorded(*earlier, what)) return refuse("idempotency-key-mismatch");
     if (!earlier->is_open()) {
       answer_all(core, callers, recorded_outcome(*earlier));

@@ -235,6 +235,31 @@ TEST_F(client_store_test, APlannedIntentsPathIsWrittenDownBeforeItsFirstAttempt)
   EXPECT_EQ(t[2].what, timeline_entry::kind::attempt_started);
 }
 
+TEST_F(client_store_test, AnUnboundPlansDraftIsNeverSentAndTheBindStillWorks) {
+  // A resume loop that submits every open record as it is (docs/JOURNAL.md once showed one)
+  // sent a plan's draft to the literal "/v1/orders/{id}/payments": a 404, final, after which
+  // the real bind was refused as another request under the key. The draft is refused, sends
+  // nothing and closes nothing.
+  auto c = make_client(with_store());
+  const auto order = orders::create(sample_order());
+  const auto payment = orders::plan_payment(order, {.amount_minor = 1500, .currency = "EUR"});
+  c->async_plan(payment, [](std::error_code) {});
+  drain();
+  net->respond([](const http_request& r) {
+    return r.url.find("{id}") != std::string::npos ? reply(404) : reply(201, R"({"id":"pay_1"})");
+  });
+  const auto draft = submit(*c, store->open_intents().at(0).what);
+  EXPECT_EQ(draft.kind(), outcome_kind::not_sent) << to_string(draft.kind());
+  EXPECT_EQ(draft.error(), "unbound-plan");
+  EXPECT_TRUE(net->requests().empty());
+  EXPECT_TRUE(store->find(payment.key())->is_open());
+
+  const auto bound = submit(*c, payment.bind("ord_7"));
+  EXPECT_EQ(bound.kind(), outcome_kind::succeeded) << bound.error();
+  ASSERT_EQ(net->requests().size(), 1u);
+  EXPECT_EQ(net->requests()[0].url, "http://api.test/v1/orders/ord_7/payments");
+}
+
 TEST_F(client_store_test, TheTimelineTellsEveryAttemptWaitAndTheOutcome) {
   auto opts = with_store();
   opts.max_failed_attempts.reset();
