@@ -123,6 +123,7 @@ std::shared_ptr<sqlite_journal> sqlite_journal::open(journal_options options, st
   if (d->writer) d->purge(d->options.wall_clock() - d->options.audit_retention);
   if (!d->load(ec, why)) return failed();
   auto* raw = d.get();
+  raw->room->drop = [raw](const boost::asio::execution_context* ctx) { raw->drop_waiters_of(ctx); };
   std::shared_ptr<sqlite_journal> journal(new sqlite_journal(std::move(d)));
   if (raw->writer) raw->thread = std::thread([raw] { raw->writer_loop(); });
   return journal;
@@ -143,9 +144,13 @@ sqlite_journal::~sqlite_journal() {
     d_->wake.notify_one();
     d_->thread.join();
   }
-  // The writer's last batch took every waiter; any left could never be made durable.
+  // The writer's last batch took every waiter; any left could never be made durable. A
+  // waiter of an event loop that is gone was dropped when it went.
+  std::lock_guard room_lock(d_->room->mutex);
+  d_->room->drop = nullptr;
   for (auto& w : d_->waiters)
     detail::complete(w, journal_errc::closed);
+  d_->waiters.clear();
 }
 
 // Applies `e` to its record and queues its timeline line. False for an event of an intent the
@@ -189,6 +194,7 @@ void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex
     return;
   }
   auto w = detail::make_waiter(std::move(ex), std::move(handler));
+  d_->watch(w);
   bool known = false;
   try {
     std::lock_guard lock(d_->mutex);
@@ -218,9 +224,11 @@ void sqlite_journal::async_flush(boost::asio::any_io_executor ex, write_handler 
     detail::complete_now(std::move(ex), std::move(handler), {});
     return;
   }
+  auto w = detail::make_waiter(std::move(ex), std::move(handler));
+  d_->watch(w);
   {
     std::lock_guard lock(d_->mutex);
-    d_->waiters.push_back(detail::make_waiter(std::move(ex), std::move(handler)));
+    d_->waiters.push_back(std::move(w));
   }
   d_->wake.notify_one();
 }

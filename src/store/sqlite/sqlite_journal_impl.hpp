@@ -4,8 +4,9 @@
 // defined in sqlite_journal.cpp (opening, recording events), sqlite_journal_writer.cpp (the
 // writer thread: group commit, purge) and sqlite_journal_reads.cpp (find, timeline, counts).
 //
-// Locks, always taken in this order: write_mutex (the writer connection), mutex (the in-memory
-// records and queues), read_mutex (the reader connection).
+// Locks, always taken in this order: write_mutex (the writer connection), room->mutex (writes
+// being completed, and the callers' event loops that are gone), mutex (the in-memory records
+// and queues), read_mutex (the reader connection).
 
 #include <atomic>
 #include <boost/asio/any_completion_executor.hpp>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "idem/sqlite_journal.hpp"
+#include "store/sqlite/journal_context_watch.hpp"
 #include "store/sqlite/journal_file_lock.hpp"
 #include "store/sqlite/sqlite_connection.hpp"
 #include "util/hashed_key.hpp"
@@ -33,6 +35,7 @@ namespace idem::detail {
 /// A write waiting for its commit. The tracked executors keep the caller's event loop alive
 /// until the completion is posted.
 struct journal_waiter {
+  boost::asio::execution_context* context = nullptr;  // io_work's (journal_context_watch.hpp)
   boost::asio::any_io_executor io_work;
   boost::asio::any_completion_executor handler_work;
   intent_store::write_handler handler;
@@ -98,6 +101,11 @@ struct sqlite_journal::impl {
   std::unordered_set<std::string, detail::text_hash> dirty;  // changed since their last commit
   std::deque<line> lines;                                    // in the order they happened
   std::vector<detail::journal_waiter> waiters;
+  // The event loops writes are completed on, and which of them are gone; `completing` (the
+  // writes of the batch being committed) is guarded by room->mutex.
+  std::shared_ptr<detail::journal_room> room = std::make_shared<detail::journal_room>();
+  std::vector<detail::journal_waiter> completing;
+  std::atomic<const boost::asio::execution_context*> last_watched{nullptr};
   bool work = false;  // something to commit arrived since the writer last looked
   bool stopping = false;
   std::uint64_t next_intent_seq = 1;
@@ -114,6 +122,10 @@ struct sqlite_journal::impl {
   bool record_locked(const intent_event& e);
   // The stored record of `key` and its seq (sqlite_journal_reads.cpp).
   std::optional<std::pair<intent_record, std::uint64_t>> read_record(const std::string& key) const;
+  // Watches the event loop of `w` (its first write there: journal_context_watch.hpp).
+  void watch(const detail::journal_waiter& w);
+  // `ctx` is going (room->mutex held): its waiting writes are dropped, uncompleted.
+  void drop_waiters_of(const boost::asio::execution_context* ctx);
   // The writer thread (sqlite_journal_writer.cpp).
   void writer_loop() noexcept;
   void commit_batch() noexcept;

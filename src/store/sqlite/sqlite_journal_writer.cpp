@@ -6,6 +6,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
+#include <boost/asio/query.hpp>
 
 #include "store/sqlite/sqlite_journal_codec.hpp"
 #include "store/sqlite/sqlite_journal_impl.hpp"
@@ -16,6 +17,7 @@ namespace detail {
 journal_waiter make_waiter(boost::asio::any_io_executor ex, intent_store::write_handler handler) {
   auto handler_ex = boost::asio::get_associated_executor(handler, ex);
   return journal_waiter{
+      &boost::asio::query(ex, boost::asio::execution::context),
       boost::asio::prefer(ex, boost::asio::execution::outstanding_work.tracked),
       boost::asio::prefer(handler_ex, boost::asio::execution::outstanding_work.tracked),
       std::move(handler)};
@@ -87,14 +89,36 @@ void sqlite_journal::impl::writer_loop() noexcept {
   }
 }
 
+void sqlite_journal::impl::watch(const detail::journal_waiter& w) {
+  if (w.context == nullptr || last_watched.load(std::memory_order_relaxed) == w.context) return;
+  detail::watch_context(*w.context, room);
+  last_watched.store(w.context, std::memory_order_relaxed);
+}
+
+void sqlite_journal::impl::drop_waiters_of(const boost::asio::execution_context* ctx) {
+  std::vector<detail::journal_waiter> dropped;  // destroyed after the lock, uncompleted
+  auto of_ctx = [ctx](const detail::journal_waiter& w) { return w.context == ctx; };
+  auto take = [&](std::vector<detail::journal_waiter>& from) {
+    for (auto& w : from)
+      if (of_ctx(w)) dropped.push_back(std::move(w));
+    std::erase_if(from, of_ctx);
+  };
+  take(completing);  // room->mutex is held
+  {
+    std::lock_guard lock(mutex);
+    take(waiters);
+    if (last_watched.load(std::memory_order_relaxed) == ctx) last_watched.store(nullptr);
+  }
+}
+
 void sqlite_journal::impl::commit_batch() noexcept {
-  std::vector<detail::journal_waiter> done;
   std::error_code ec;
   try {
     std::lock_guard write_lock(write_mutex);
     std::vector<snapshot> snaps;
     std::vector<line> batch;
     {
+      std::lock_guard room_lock(room->mutex);
       std::lock_guard lock(mutex);
       snaps.reserve(dirty.size());
       for (const auto& key : dirty) {
@@ -103,7 +127,10 @@ void sqlite_journal::impl::commit_batch() noexcept {
           snaps.push_back({key, it->second.record, it->second.seq, it->second.version});
       }
       batch.assign(lines.begin(), lines.end());
-      done.swap(waiters);
+      // Visible to a context's shutdown until they are completed (drop_waiters_of).
+      for (auto& w : waiters)
+        completing.push_back(std::move(w));
+      waiters.clear();
       dirty.clear();
       work = false;
     }
@@ -129,8 +156,10 @@ void sqlite_journal::impl::commit_batch() noexcept {
   } catch (...) {
     if (!ec) ec = journal_errc::io;
   }
-  for (auto& w : done)
+  std::lock_guard room_lock(room->mutex);
+  for (auto& w : completing)
     detail::complete(w, ec);
+  completing.clear();
 }
 
 std::error_code sqlite_journal::impl::write_transaction(const std::vector<snapshot>& snaps,

@@ -504,5 +504,32 @@ TEST_F(sqlite_journal_test, ReadOnlyOpenSeesTheFileBesideTheWriterAndRefusesWrit
             journal_errc::read_only);
 }
 
+TEST_F(sqlite_journal_test, AJournalThatOutlivesTheEventLoopOfItsWritesNeverTouchesItAgain) {
+  // As docs/JOURNAL.md scopes it, a journal can outlive the io_context its writes were started
+  // from. Writes still waiting for their commit when that io_context goes are dropped with it
+  // (their handlers destroyed uncalled, as the io_context destroys its own); the writer thread
+  // never posts to, nor lets go of work on, the destroyed scheduler. (Before, it did: ASan and
+  // valgrind reported the use after free; the release build cannot see it.)
+  auto j = open();
+  int completed = 0;
+  {
+    boost::asio::io_context loop;
+    for (int n = 0; n < 500; ++n) {
+      const auto order = orders::create(sample_order("m-" + std::to_string(n)));
+      j->async_write(created(order), loop.get_executor(), [&](std::error_code) { ++completed; });
+    }
+    // Destroyed with the writes pending, never run.
+  }
+  // The journal goes on: a write from a new event loop completes as usual.
+  boost::asio::io_context next;
+  std::optional<std::error_code> later;
+  j->async_write(created(orders::create(sample_order("m-later"))), next.get_executor(),
+                 [&](std::error_code ec) { later = ec; });
+  next.run();
+  EXPECT_EQ(later, std::error_code{});
+  j.reset();
+  EXPECT_EQ(completed, 0) << "a completion ran on a destroyed io_context";
+}
+
 }  // namespace
 }  // namespace idem::test::journal
