@@ -59,11 +59,19 @@ void submit_operation::start(std::optional<intent_record> earlier) {
   offline_at_start_ = core_->offline_total(start_);
   deadline_.emplace(start_, options_.deadline.value_or(core_->opts.deadline));
   if (!earlier) {
+    events::created created{
+        .what = intent_, .principal = core_->credentials_fingerprint, .at = wall_now()};
+    if (core_->offline && !core_->store->durable_on_write()) {
+      // Offline, the first attempt (the intent's first durable point) may be hours away: the
+      // intent is made durable now, and a store that cannot (a full disk) says so at once
+      // rather than lose it to a kill while the app believes it queued.
+      return write_durably(
+          std::move(created), [this] { begin(); }, [] {});
+    }
     // Written down before anything is sent: a process killed from here on resumes this key.
     // Not waited for on its own: the first attempt's start is, and a store makes an event
     // durable only with every earlier event of the intent (one commit fewer per intent).
-    core_->store->write(events::created{
-        .what = intent_, .principal = core_->credentials_fingerprint, .at = wall_now()});
+    core_->store->write(std::move(created));
     return begin();
   }
   earlier_attempts_ = earlier->attempts;

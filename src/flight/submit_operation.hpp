@@ -10,6 +10,7 @@
 
 #include <boost/asio/any_completion_executor.hpp>
 #include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/cancellation_type.hpp>
 #include <boost/container/small_vector.hpp>
@@ -254,5 +255,29 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   [[nodiscard]] rare_state& rare();
   std::unique_ptr<rare_state> rare_;
 };
+
+// Defined here: the flight's start (submit_operation.cpp) and its writes (submit_writes.cpp)
+// both make events durable.
+template <class Next, class Undo>
+void submit_operation::write_durably(intent_event e, Next next, Undo undo) {
+  if (core_->store->durable_on_write()) {
+    // Nothing to wait for (a store in memory): on, still on the strand, without a queue hop.
+    core_->store->write(std::move(e));
+    return next();
+  }
+  core_->store->async_write(
+      std::move(e), core_->ex,
+      boost::asio::bind_executor(
+          core_->strand, [self = shared_from_this(), next = std::move(next),
+                          undo = std::move(undo)](std::error_code ec) mutable {
+            if (!ec) return next();
+            undo();
+            self->last_transport_error_ = ec;
+            self->finish(outcome_fields{.kind = self->all_not_sent_ ? outcome_kind::not_sent
+                                                                    : outcome_kind::unresolved,
+                                        .error = "journal-write-failed"},
+                         /*record=*/false);
+          }));
+}
 
 }  // namespace idem::detail

@@ -2,7 +2,6 @@
 // its answer means (classify_answer, handle_answer), and the wait before the next one (backoff,
 // Retry-After, the retry budget), all within the deadline.
 #include <algorithm>
-#include <boost/asio/bind_executor.hpp>
 
 #include "flight/submit_operation.hpp"
 #include "idem/transport_error.hpp"
@@ -12,27 +11,6 @@
 namespace idem::detail {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
-
-template <class Next, class Undo>
-void submit_operation::write_durably(intent_event e, Next next, Undo undo) {
-  if (core_->store->durable_on_write()) {
-    // Nothing to wait for (a store in memory): on, still on the strand, without a queue hop.
-    core_->store->write(std::move(e));
-    return next();
-  }
-  core_->store->async_write(
-      std::move(e), core_->ex,
-      asio::bind_executor(core_->strand, [self = shared_from_this(), next = std::move(next),
-                                          undo = std::move(undo)](std::error_code ec) mutable {
-        if (!ec) return next();
-        undo();
-        self->last_transport_error_ = ec;
-        self->finish(outcome_fields{.kind = self->all_not_sent_ ? outcome_kind::not_sent
-                                                                : outcome_kind::unresolved,
-                                    .error = "journal-write-failed"},
-                     /*record=*/false);
-      }));
-}
 
 void submit_operation::next_attempt() {
   if (stopping()) return finish_stopped();
@@ -92,6 +70,17 @@ void submit_operation::send_write_journaled(http_request req) {
   if (stopping()) {
     unsent_attempt("cancelled before sending");
     return finish_stopped();
+  }
+  if (!core_->store->durable_on_write()) {
+    // The journal's commit took its time out of the deadline: what is left now decides whether
+    // the attempt still goes, and how long it may take (a slow commit must not push the attempt
+    // past the lookup's reserve, nor the outcome past the deadline).
+    const auto left_from = deadline_now();
+    if (!deadline_->can_start_attempt(left_from)) {
+      unsent_attempt("the journal's commit took the time left for the attempt");
+      return settle();
+    }
+    req.timeout = std::min(req.timeout, deadline_->attempt_timeout(left_from));
   }
   const auto now = sched_now();
   if (attempts_ == 1) {

@@ -29,12 +29,15 @@ std::string holder_pid(int fd) {
 
 journal_file_lock::journal_file_lock(const std::string& lock_path, std::error_code& ec,
                                      std::string& detail) {
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Never through a symlink: the lock file is written to (the holder's pid), and a link planted
+  // there would have that write land in whatever file it names.
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) {
     const int err = errno;
     const bool denied = err == EACCES || err == EPERM || err == EROFS;
     ec = denied ? journal_errc::read_only : journal_errc::io;
-    detail = "cannot create or open the lock file " + lock_path + ": " + std::strerror(err);
+    detail = "cannot create or open the lock file " + lock_path + ": " +
+             (err == ELOOP ? std::string("it is a symbolic link") : std::strerror(err));
     return;
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

@@ -4,6 +4,8 @@
 // the contract, docs/JOURNAL.md for why.
 #include "idem/sqlite_journal.hpp"
 
+#include <filesystem>
+
 #include "store/sqlite/sqlite_journal_codec.hpp"
 #include "store/sqlite/sqlite_journal_impl.hpp"
 #include "store/sqlite/sqlite_journal_schema.hpp"
@@ -104,7 +106,11 @@ std::shared_ptr<sqlite_journal> sqlite_journal::open(journal_options options, st
     return nullptr;
   };
   if (!d->options.read_only) {
-    d->lock = detail::journal_file_lock(path + ".lock", ec, why);
+    // By the file the path resolves to, not by its spelling: a symlink or another spelling of
+    // the same file takes the same lock.
+    std::error_code resolve_ec;
+    const auto resolved = std::filesystem::weakly_canonical(path, resolve_ec);
+    d->lock = detail::journal_file_lock((resolve_ec ? path : resolved.string()) + ".lock", ec, why);
     if (ec) return failed();
   }
   auto opened = detail::open_journal_database(d->options, ec, why);

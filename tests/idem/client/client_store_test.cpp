@@ -235,6 +235,48 @@ TEST_F(client_store_test, APlannedIntentsPathIsWrittenDownBeforeItsFirstAttempt)
   EXPECT_EQ(t[2].what, timeline_entry::kind::attempt_started);
 }
 
+TEST_F(client_store_test, AnIntentMadeOfflineIsDurableAtOnceOrSaysWhyNot) {
+  // Offline, the first attempt (the intent's first durable point) may be hours away. A store
+  // that cannot make the intent durable (a full disk) must say so now, not lose it to a kill.
+  auto c = make_client(with_store());
+  store->fail_when = [](const intent_event& e) { return is<events::created>(e); };
+  c->set_network(network_status::offline);
+  std::optional<outcome> got;
+  c->async_submit(orders::create(sample_order()), [&](outcome o) { got = std::move(o); });
+  drain();
+  ASSERT_TRUE(got.has_value()) << "the app was never told its intent is not durable";
+  EXPECT_EQ(got->kind(), outcome_kind::not_sent) << to_string(got->kind());
+  EXPECT_EQ(got->error(), "journal-write-failed");
+  EXPECT_TRUE(net->requests().empty());
+}
+
+TEST_F(client_store_test, ASlowJournalCommitComesOutOfTheAttemptNotOutOfTheDeadline) {
+  // A 1.5 s commit of the attempt's start: the attempt gets what is left of its slice, so the
+  // lookup keeps its reserve and the outcome comes by the 3 s deadline (it came at 3.5 s).
+  auto o_ = with_store();
+  o_.deadline = {.total = 3s, .lookup_reserve = 1s, .min_attempt = 100ms, .attempt_timeout = 2s};
+  auto c = make_client(o_);
+  store->holding = true;
+  // Every write is sent and times out (a lost answer), taking its whole timeout.
+  fake_reply lost = reply(201);
+  lost.takes = 1h;
+  net->respond([lost](const http_request& r) {
+    return r.method == "GET" ? reply(200, R"({"data":[]})") : lost;
+  });
+  std::optional<outcome> got;
+  c->async_submit(orders::create(sample_order()), [&](outcome o) { got = std::move(o); });
+  drain();
+  ASSERT_EQ(store->pending(), 1u);
+  clock->advance(1500ms);  // the commit takes 1.5 s
+  store->holding = false;
+  store->release();
+  drain();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kind(), outcome_kind::unresolved) << to_string(got->kind());
+  EXPECT_LE(got->elapsed(), 3s) << "the outcome came after the deadline";
+  EXPECT_FALSE(net->requests("GET").empty()) << "the commit ate the lookup's reserve";
+}
+
 TEST_F(client_store_test, AnUnboundPlansDraftIsNeverSentAndTheBindStillWorks) {
   // A resume loop that submits every open record as it is (docs/JOURNAL.md once showed one)
   // sent a plan's draft to the literal "/v1/orders/{id}/payments": a 404, final, after which

@@ -77,6 +77,30 @@ TEST_F(sqlite_journal_safety_test, SecondOpenIsLockedUntilTheFirstIsClosed) {
   EXPECT_TRUE(open());
 }
 
+TEST_F(sqlite_journal_safety_test, ASecondPathToTheSameFileIsLockedToo) {
+  // The one-writer lock went by the path string: a symlink to the journal let a second writer
+  // in. It goes by the file the path resolves to.
+  auto first = open();
+  ASSERT_TRUE(first);
+  const std::string alias = dir.file("alias.db");
+  std::filesystem::create_symlink(path(), alias);
+  auto o = options();
+  o.path = alias;
+  EXPECT_EQ(open_error(o), journal_errc::locked);
+  o.path = dir.file(".") + "/journal.db";  // another spelling of the same path
+  EXPECT_EQ(open_error(o), journal_errc::locked);
+}
+
+TEST_F(sqlite_journal_safety_test, ALockFileThatIsASymlinkIsNeverFollowed) {
+  // Following it, the journal would truncate whatever it points at to write its pid there.
+  const std::string victim = dir.file("victim.txt");
+  write_bytes(victim, "precious");
+  std::filesystem::create_symlink(victim, path() + ".lock");
+  std::string why;
+  EXPECT_TRUE(open_error(options(), &why)) << "opened through a symlinked lock file";
+  EXPECT_EQ(read_bytes(victim), "precious");
+}
+
 TEST_F(sqlite_journal_safety_test, AnotherProcessIsLockedOutUntilTheFirstIsClosed) {
   auto first = open();
   ASSERT_TRUE(first);
