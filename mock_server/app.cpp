@@ -72,6 +72,7 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
     case route_id::mock_reset:
     case route_id::mock_complete:
     case route_id::mock_invariants:
+    case route_id::mock_principals:
       co_return reply{.res = handle_admin(state, req, route)};
     default:
       break;
@@ -97,14 +98,20 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
                     .stall_for = {},
                     .close = req.body_too_large};
   }
-  const auto principal = principal_of(*token);
+  const auto principal = principal_of(state, *token);
   if (req.method == "POST") co_return co_await handle_idempotent_post(state, req, route, principal);
   co_return reply{.res = handle_tenant_get(state, req, route, principal)};
 }
 
 }  // namespace
 
-std::string principal_of(std::string_view token) {
+std::string principal_of(const server_state& state, std::string_view token) {
+  // A token named with --principal or PUT /_mock/principals acts as its principal (a rotated
+  // token keeps its keys' scope); any other token is a principal of its own. The two never
+  // meet: the inputs of their hashes differ.
+  if (auto it = state.principals.find(std::string(token)); it != state.principals.end()) {
+    return "p_" + sha256_hex("principal\n" + it->second).substr(0, 32);
+  }
   return "p_" + sha256_hex(token).substr(0, 32);
 }
 

@@ -15,6 +15,6 @@ struct server_state;  // state/server_state.hpp
 boost::asio::awaitable<reply> handle_request(server_state& state, request req);
 
 /// The principal a bearer token stands for (a hash, so tokens are never stored).
-[[nodiscard]] std::string principal_of(std::string_view token);
+[[nodiscard]] std::string principal_of(const server_state& state, std::string_view token);
 
 }  // namespace idem::mock

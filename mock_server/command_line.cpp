@@ -80,7 +80,7 @@ std::string usage() {
          "                        [--faults FILE.json | --faults preset:NAME] [--fault-seed N]\n"
          "                        [--async-after 2s] [--reaper-interval 5s] [--max-wait 10s]\n"
          "                        [--completer-interval 5s]\n"
-         "                        [--max-connections 1024]\n"
+         "                        [--max-connections 1024] [--principal TOKEN=NAME ...]\n"
          "  --listen        address to bind (default 127.0.0.1:0, any free port)\n"
          "  --db            SQLite file (default ./idem-mock.db; ':memory:' for a throwaway run)\n"
          "  --admin-token   bearer token for /_mock/* (required)\n"
@@ -98,6 +98,9 @@ std::string usage() {
          "  --max-wait      cap for Prefer: wait=N (at most 10s)\n"
          "  --max-connections  connections served at once; one more is answered 503 with\n"
          "                  Retry-After and closed\n"
+         "  --principal     TOKEN=NAME: the token acts as principal NAME, so that several\n"
+         "                  tokens of one account share its keys (repeatable; PUT\n"
+         "                  /_mock/principals replaces them)\n"
          "The first line on stdout is 'listening on http://HOST:PORT'.\n";
 }
 
@@ -143,6 +146,12 @@ std::variant<command_line, std::string> parse_command_line(const std::vector<std
       auto faults = read_faults(value);
       if (auto* e = std::get_if<std::string>(&faults)) return *e;
       out.options.faults = std::get<fault_config>(std::move(faults));
+    } else if (flag == "--principal") {
+      const auto eq = value.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size()) {
+        return "--principal: expected TOKEN=NAME";
+      }
+      out.options.principals[value.substr(0, eq)] = value.substr(eq + 1);
     } else if (flag == "--fault-seed") {
       error = parse_seed(flag, value, fault_seed);
     } else {

@@ -65,6 +65,29 @@ response clock(server_state& state, const request& req) {
       200, {{"offset_s", state.clock.offset().count() / 1000.0}, {"now_ms", state.clock.now_ms()}});
 }
 
+// PUT: {"TOKEN": "NAME", ...} replaces which tokens act as a named principal; DELETE goes back
+// to the command line's. The answer counts them, and never echoes a token.
+response principals(server_state& state, const request& req) {
+  if (req.method == "DELETE") {
+    state.principals = state.options.principals;
+    return make_json(200, {{"tokens", state.principals.size()}});
+  }
+  auto body = parse_json(req.body);
+  if (!body || !body->is_object()) return bad_body("", "expected {\"TOKEN\": \"NAME\", ...}");
+  std::map<std::string, std::string> next;
+  for (const auto& [token, name] : body->items()) {
+    if (token.empty() || !name.is_string() || name.get<std::string>().empty()) {
+      return bad_body("", "every token maps to a non-empty principal name");
+    }
+    if (is_admin_token(token, state.options.admin_token)) {
+      return bad_body("", "the admin token is not a tenant token");
+    }
+    next[token] = name.get<std::string>();
+  }
+  state.principals = std::move(next);
+  return make_json(200, {{"tokens", state.principals.size()}});
+}
+
 response reset(server_state& state) {
   wipe_all(state.db);
   state.stats.discard_pending();
@@ -100,6 +123,8 @@ response handle_admin(server_state& state, const request& req, const route_match
       return reset(state);
     case route_id::mock_invariants:
       return make_json(200, check_invariants(state.db));
+    case route_id::mock_principals:
+      return principals(state, req);
     default:
       return make_problem(404, "not-found", "no such resource");
   }

@@ -29,6 +29,8 @@ constexpr std::array routes{
     route_entry{"POST", "/_mock/reset", route_id::mock_reset},
     route_entry{"POST", "/_mock/complete", route_id::mock_complete},
     route_entry{"GET", "/_mock/invariants", route_id::mock_invariants},
+    route_entry{"PUT", "/_mock/principals", route_id::mock_principals},
+    route_entry{"DELETE", "/_mock/principals", route_id::mock_principals},
 };
 
 std::vector<std::string_view> split_path(std::string_view path) {

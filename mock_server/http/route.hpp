@@ -21,6 +21,7 @@ enum class route_id {
   mock_reset,       // POST /_mock/reset
   mock_complete,    // POST /_mock/complete
   mock_invariants,  // GET /_mock/invariants
+  mock_principals,  // PUT/DELETE /_mock/principals
 };
 
 enum class route_status { found, not_found, method_not_allowed };

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,10 @@ struct server_options {
   std::uint16_t port = 0;                ///< 0: any free port
   std::string db_path = "idem-mock.db";  ///< ":memory:" for a throwaway run
   std::string admin_token;               ///< required: guards /_mock/*
+  /// Tokens that belong to one named principal (`--principal TOKEN=NAME`): a backend maps an
+  /// account's rotated tokens to that account, so keys are scoped by the name. A token not
+  /// named here is a principal of its own (contract section 1).
+  std::map<std::string, std::string> principals{};
   std::chrono::milliseconds key_ttl = std::chrono::hours(24);
   std::chrono::milliseconds lease = std::chrono::seconds(30);
   std::chrono::milliseconds async_after = std::chrono::seconds(2);

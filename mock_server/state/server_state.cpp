@@ -12,7 +12,8 @@ server_state::server_state(server_options opts)
     : options(std::move(opts)),
       lock(options.db_path),
       db(options.db_path),
-      instance_id(random_id("srv")) {
+      instance_id(random_id("srv")),
+      principals(options.principals) {
   // Executors of an earlier run died with it: their leases are over (contract section 3).
   records.expire_all_leases();
   if (options.faults) faults.configure(*options.faults);

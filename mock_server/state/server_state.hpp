@@ -48,6 +48,8 @@ struct server_state {
   std::uint64_t executions_started = 0;
   /// Responses written, by status (for /metrics; in memory only).
   std::map<int, std::int64_t> responses_by_status;
+  /// Token -> principal name: the command line's, replaced by PUT /_mock/principals.
+  std::map<std::string, std::string> principals;
 
   /// A fresh lease-owner name for one execution.
   [[nodiscard]] std::string next_lease_owner();

@@ -1,49 +1,16 @@
 #include "idem/client.hpp"
 
-#include <openssl/evp.h>
-
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
-#include <cstdio>
 
 #include "flight/client_core.hpp"
+#include "flight/credentials_principal.hpp"
 #include "flight/submit_operation.hpp"
 #include "idem/curl_transport.hpp"
 #include "util/posting_strand.hpp"
 
 namespace idem {
 namespace {
-
-// Hex SHA-256 of `material`: the store keeps which credentials a key belongs to without ever
-// holding the secret.
-std::string sha256_hex(const std::string& material) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(material.data(), material.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("idem: SHA-256 unavailable");
-  }
-  std::string hex;
-  hex.reserve(size * 2);
-  for (unsigned int n = 0; n < size; ++n) {
-    char buf[3];
-    std::snprintf(buf, sizeof buf, "%02x", digest[n]);
-    hex += buf;
-  }
-  return hex;
-}
-
-// The principal keys are bound to: the app's stable id, or a fingerprint of the credentials.
-// A bearer token keeps the fingerprint it had before other credentials existed, so journals
-// written then still resume.
-std::string principal_of(const credentials& c) {
-  if (!c.principal_id.empty()) return "id:" + c.principal_id;
-  const std::string value = c.provider ? c.provider() : c.value;
-  constexpr std::string_view bearer = "Bearer ";
-  if (c.header == "Authorization" && value.starts_with(bearer)) {
-    return sha256_hex("bearer\n" + value.substr(bearer.size()));
-  }
-  return sha256_hex("header\n" + c.header + "\n" + value);
-}
 
 std::uint64_t seed_of(const std::optional<std::uint64_t>& seed) {
   if (seed) return *seed;
@@ -82,7 +49,7 @@ client::core::core(boost::asio::any_io_executor executor, client_options options
       store(opts.store ? opts.store : std::make_shared<memory_intent_store>()),
       budget(opts.retry_budget, sched->now()),
       rng(seed_of(opts.rng_seed)),
-      credentials_fingerprint(principal_of(opts.credentials)),
+      credentials_fingerprint(detail::principal_of(opts.credentials)),
       base_url(opts.base_url) {
   while (!base_url.empty() && base_url.back() == '/')
     base_url.pop_back();

@@ -188,8 +188,13 @@ bool submit_operation::same_origin(const std::string& url) const {
          (url.size() == base.size() || url[base.size()] == '/' || url[base.size()] == '?');
 }
 
+std::string submit_operation::current_secret() const {
+  const auto& cred = core_->opts.credentials;
+  return cred.provider ? cred.provider() : cred.value;
+}
+
 http_request submit_operation::make_request(std::string method, std::string url,
-                                            milliseconds timeout) const {
+                                            milliseconds timeout, std::string secret) const {
   http_request req;
   req.method = std::move(method);
   req.url = std::move(url);
@@ -200,7 +205,6 @@ http_request submit_operation::make_request(std::string method, std::string url,
   req.headers = core_->opts.headers;
   req.headers.insert(req.headers.end(), options_.headers.begin(), options_.headers.end());
   const auto& cred = core_->opts.credentials;
-  std::string secret = cred.provider ? cred.provider() : cred.value;
   // The credentials go only to the API's own origin (a 202's Location elsewhere is never
   // polled, but a lookup URL may be absolute).
   if (!secret.empty() && same_origin(req.url)) {
@@ -238,10 +242,14 @@ void submit_operation::send(http_request req, void (submit_operation::*on_done)(
 void submit_operation::finish_stopped() {
   // Nothing left the machine: safe to report (and resume) as not sent. Anything else may have
   // happened: unresolved, with the last answer we had for context.
+  std::string error = credentials_moved_ ? "foreign-credentials" : std::string();
   if (all_not_sent_) {
-    return finish(outcome_fields{.kind = outcome_kind::not_sent});
+    return finish(outcome_fields{.kind = outcome_kind::not_sent, .error = std::move(error)});
   }
-  if (!last_answer_) return finish(outcome_fields{.kind = outcome_kind::unresolved});
+  if (!last_answer_) {
+    return finish(outcome_fields{.kind = outcome_kind::unresolved, .error = std::move(error)});
+  }
+  if (!error.empty()) last_answer_->error = std::move(error);
   // The last answer is needed no more: the submission ends here.
   return finish(outcome_fields{.kind = outcome_kind::unresolved,
                                .status = last_answer_->status,

@@ -167,8 +167,16 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     }
     void operator()(transport_result r) const;
   };
+  // `secret`: the credentials' value for this request (current_secret()).
   [[nodiscard]] http_request make_request(std::string method, std::string url,
-                                          std::chrono::milliseconds timeout) const;
+                                          std::chrono::milliseconds timeout,
+                                          std::string secret) const;
+  [[nodiscard]] http_request make_request(std::string method, std::string url,
+                                          std::chrono::milliseconds timeout) const {
+    return make_request(std::move(method), std::move(url), timeout, current_secret());
+  }
+  // The credentials' value now (the provider's, if any).
+  [[nodiscard]] std::string current_secret() const;
   [[nodiscard]] std::string absolute(const std::string& path_or_url) const;
   // `url` is on the API's own origin (base_url), where the credentials may be sent.
   [[nodiscard]] bool same_origin(const std::string& url) const;
@@ -222,6 +230,7 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   bool stop_requested_ = false;      // partial: stop after what is in flight
   bool total_requested_ = false;     // total: stop while nothing may have been sent
   bool checking_stale_key_ = false;  // looking up an old intent before re-sending it
+  bool credentials_moved_ = false;   // the credentials now belong to another principal
   bool finished_ = false;
   bool polling_ = false;
   std::error_code last_transport_error_;

@@ -3,6 +3,7 @@
 // Retry-After, the retry budget), all within the deadline.
 #include <algorithm>
 
+#include "flight/credentials_principal.hpp"
 #include "flight/submit_operation.hpp"
 #include "idem/transport_error.hpp"
 #include "intent/intent_builder.hpp"
@@ -28,7 +29,17 @@ void submit_operation::next_attempt() {
 
 void submit_operation::send_write(std::chrono::steady_clock::time_point now) {
   const milliseconds timeout = deadline_->attempt_timeout(now);
-  auto req = make_request(intent_.op().method, absolute(intent_.op().path), timeout);
+  std::string secret = current_secret();
+  // A provider's value that now belongs to another principal (a refresh to another account's
+  // token, or one the fingerprint no longer matches): the key is never sent under it. The
+  // lookup (it carries no key) may still settle the intent; else it stays open for a resume
+  // with its own credentials.
+  if (of_another_principal(core_->opts.credentials, secret, core_->credentials_fingerprint)) {
+    credentials_moved_ = true;
+    return settle();
+  }
+  auto req =
+      make_request(intent_.op().method, absolute(intent_.op().path), timeout, std::move(secret));
   req.headers.emplace_back(core_->opts.key_header, intent_.key().str());
   req.headers.emplace_back("Content-Type", "application/json");
   // Ask the server to wait for a busy first execution rather than answer 409 at once; sized so

@@ -68,6 +68,12 @@ mock_result<std::int64_t> mock_admin::complete_abandoned() const {
   return it->get<std::int64_t>();
 }
 
+mock_result<void> mock_admin::set_principals(
+    const std::map<std::string, std::string>& principals) const {
+  return done(detail::admin_request(base_url_, admin_token_, "PUT", "/_mock/principals",
+                                    nlohmann::json(principals)));
+}
+
 mock_result<void> mock_admin::reset() const {
   return done(detail::admin_request(base_url_, admin_token_, "POST", "/_mock/reset",
                                     nlohmann::json::object()));

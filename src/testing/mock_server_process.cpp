@@ -94,6 +94,8 @@ struct mock_server_process::state {
     }
     if (options.lease) args.insert(args.end(), {"--lease", millis(*options.lease)});
     if (options.key_ttl) args.insert(args.end(), {"--key-ttl", millis(*options.key_ttl)});
+    for (const auto& [token, name] : options.principals)
+      args.insert(args.end(), {"--principal", token + "=" + name});
     args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
     return args;
   }

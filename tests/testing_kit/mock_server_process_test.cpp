@@ -34,6 +34,28 @@ TEST(MockServerProcess, StartsOnAFreeLoopbackPortAndAnswers) {
   EXPECT_EQ(stats->orders, 1);
 }
 
+TEST(MockServerProcess, TokensOfOneAccountShareTheirKeysAsOptionsOrAtRunTime) {
+  // An app's token refreshed in the middle of an intent keeps its key's scope once the server
+  // knows the tokens are one account's (contract section 1).
+  auto o = options();
+  o.principals = {{"acct-token-1", "acct"}, {"acct-token-2", "acct"}};
+  auto server = kit::mock_server_process::start(o);
+  ASSERT_TRUE(server.ok()) << server;
+  idem::testing::api_client before{server->port(), "acct-token-1"};
+  idem::testing::api_client after{server->port(), "acct-token-2"};
+  before.create_order("cart-1", "k-1");
+  EXPECT_EQ(after.post("/v1/orders", "k-1", idem::testing::order_body("cart-1"))
+                .res.header("Idempotent-Replayed"),
+            "true");
+  // At run time: a third token joins the account.
+  ASSERT_TRUE(server->admin().set_principals({{"acct-token-3", "acct"}}).ok());
+  idem::testing::api_client third{server->port(), "acct-token-3"};
+  EXPECT_EQ(third.post("/v1/orders", "k-1", idem::testing::order_body("cart-1"))
+                .res.header("Idempotent-Replayed"),
+            "true");
+  EXPECT_EQ(server->admin().stats()->orders, 1);
+}
+
 TEST(MockServerProcess, StopEndsItGracefullyAndTwiceIsAnError) {
   auto server = kit::mock_server_process::start(options());
   ASSERT_TRUE(server.ok()) << server;

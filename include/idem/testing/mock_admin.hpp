@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -56,6 +57,9 @@ class mock_admin {
   mock_result<std::int64_t> complete_abandoned() const;
   /// Forgets everything: orders, keys, counters, fault rules, the clock's offset.
   mock_result<void> reset() const;
+  /// Replaces which tokens act as one named principal (token -> name; PUT /_mock/principals);
+  /// an empty map makes every token a principal of its own again.
+  mock_result<void> set_principals(const std::map<std::string, std::string>& principals) const;
 
  private:
   std::string base_url_;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct mock_server_options {
   /// Tokens for the app under test (the server takes any bearer token as one principal; these
   /// are names to hand out, mock_server_process::tenant_token(i)). Must not hold the admin token.
   std::vector<std::string> tenant_tokens{"tenant-a", "tenant-b"};
+  /// Tokens that act as one named principal (`--principal TOKEN=NAME`), e.g. an account's token
+  /// before and after a refresh: its keys keep their scope across the rotation. Must not hold
+  /// the admin token. Empty: every token is a principal of its own.
+  std::map<std::string, std::string> principals{};
   /// A fault preset by name (`--faults preset:NAME`); empty: none. Not with `faults`.
   std::string preset{};
   /// Fault rules from the start (written to a file for `--faults`). Not with `preset`.

@@ -121,6 +121,22 @@ TEST_F(client_test, ALookupThatFindsTwoRecordsOfTheIntentSaysSo) {
   EXPECT_EQ(seen->found, 2u);
 }
 
+TEST_F(client_test, AKeyIsNeverSentUnderAProvidersValueOfAnotherPrincipal) {
+  // A provider without a principal id is fingerprinted by its value: once it gives another
+  // principal's, the next write would be an unrelated request on the server (a second
+  // execution). It does not go; the lookup may still settle the intent.
+  auto o_ = options();
+  auto calls = std::make_shared<int>(0);
+  o_.credentials = credentials::from_provider(
+      [calls] { return std::string(++*calls <= 2 ? "Bearer token-a" : "Bearer token-z"); }, "");
+  auto c = make_client(o_);
+  net->respond(script({failed(transport_failure::unknown), reply(201, R"({"id":"ord_1"})")}));
+  auto o = submit(*c, orders::create(sample_order()));
+  EXPECT_EQ(net->requests("POST").size(), 1u) << "a write went out under another principal";
+  EXPECT_EQ(o.kind(), outcome_kind::unresolved) << to_string(o.kind());
+  EXPECT_EQ(o.error(), "foreign-credentials");
+}
+
 // ---- key retention: only a proven absence licenses a write of a key the server may have
 // forgotten ----
 

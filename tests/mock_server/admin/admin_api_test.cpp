@@ -29,6 +29,8 @@ const std::vector<admin_call> admin_calls{
     {"DELETE", "/_mock/faults", ""},
     {"POST", "/_mock/clock", R"({"advance_s":100000})"},
     {"POST", "/_mock/reset", ""},
+    {"PUT", "/_mock/principals", R"({"tenant-a":"acct"})"},
+    {"DELETE", "/_mock/principals", ""},
 };
 
 json unavailable_once() {
