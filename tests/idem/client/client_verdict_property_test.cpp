@@ -5,7 +5,8 @@
 // with and without `Idempotent-Replayed`, 5xx, 429, in-progress, a 202, failures before and
 // after sending; lookups answering found, absent, another order's record, a status that proves
 // nothing, 5xx or garbage; the device going offline (and coming back after a wall-clock jump
-// past the key retention), cancellations, and the clock jumping between submissions.
+// past the key retention), back from the background, cancellations, and the clock jumping
+// between submissions.
 //
 // After every request and every outcome it checks:
 //  1. no `rejected` after an attempt that may have executed, unless the deciding answer was a
@@ -107,6 +108,7 @@ class verdict_model {
         if (event == 0) c.set_network(network_status::offline);
         if (event == 1) cancel.emit(boost::asio::cancellation_type::terminal);
         if (event == 2) cancel.emit(boost::asio::cancellation_type::partial);
+        if (event == 3) c.on_foreground();  // back from the background: connections dropped
         return answer;
       });
       std::optional<outcome> got;
