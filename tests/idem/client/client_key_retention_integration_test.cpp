@@ -33,6 +33,8 @@ class offset_scheduler final : public scheduler {
   [[nodiscard]] std::chrono::system_clock::time_point wall_now() const override {
     return inner_.wall_now() + offset_;
   }
+  // The device's wall clock jumps (a day offline, a long suspend). On the test's one thread.
+  void jump(std::chrono::system_clock::duration by) { offset_ += by; }
 
  protected:
   void wait_impl(clock::duration d,
@@ -135,6 +137,58 @@ TEST_F(ClientKeyRetention, AClientThatTrustsTooLongARetentionResendsAndTheLookup
   EXPECT_TRUE(o.recovered_by_lookup());
   const auto stats = api_.stats();
   EXPECT_EQ(stats["business_id_conflicts"], 1) << stats.dump();
+  expect_one_order(stats);
+}
+
+// Calls set_network(offline) on `c` when the first attempt ends: the device goes offline
+// between a write whose answer was lost and its retry.
+class offline_after_first_attempt final : public observer {
+ public:
+  void on_attempt_finished(std::string_view, attempt_class, int, std::error_code) override {
+    if (finished++ == 0 && c) c->set_network(network_status::offline);
+  }
+  client* c = nullptr;
+  int finished = 0;
+};
+
+TEST_F(ClientKeyRetention, AKeyThatAgesPastRetentionWhileOfflineIsLookedUpBeforeItsRetry) {
+  // The key-age rule before every write, live: attempt 1 executes and its answer is lost; the
+  // device is offline for a day (deadline paused), and the server forgets the key meanwhile.
+  // Back online, the retry would execute again; the client looks the order up first.
+  api_.set_faults(only(on_create("drop_response_after_commit", {{"times", 1}})));
+  auto options = live_options(server_.port());
+  options.lifecycle.pause_deadline_while_offline = true;
+  options.lifecycle.resume_spread = std::chrono::milliseconds{0};
+  auto seen = std::make_shared<offline_after_first_attempt>();
+  options.observer = seen;
+  boost::asio::io_context io;
+  auto clock = std::make_shared<offset_scheduler>(io.get_executor(), std::chrono::hours{0});
+  std::optional<outcome> got;
+  {
+    client c{io.get_executor(), options, nullptr, clock};
+    seen->c = &c;
+    c.async_submit(orders::create(order_of("kr-3")), [&](outcome o) { got = std::move(o); });
+    const auto give_up = std::chrono::steady_clock::now() + 60s;
+    while (seen->finished == 0 && !got && std::chrono::steady_clock::now() < give_up) {
+      io.run_one_until(give_up);
+    }
+    ASSERT_EQ(seen->finished, 1);
+    // A day later on both sides; then the network is back.
+    api_.advance_clock(std::chrono::duration<double>(day_and_an_hour).count());
+    clock->jump(day_and_an_hour);
+    c.set_network(network_status::online);
+    while (!got && std::chrono::steady_clock::now() < give_up) {
+      io.run_one_until(give_up);
+    }
+    seen->c = nullptr;
+  }
+  io.restart();
+  io.poll();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->kind(), outcome_kind::succeeded) << to_string(got->kind());
+  EXPECT_TRUE(got->recovered_by_lookup());
+  const auto stats = api_.stats();
+  EXPECT_EQ(stats["business_id_conflicts"], 0) << "the retry went out under a forgotten key";
   expect_one_order(stats);
 }
 
