@@ -5,10 +5,13 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <string>
 #include <string_view>
+
+#include "fuzz/fuzz_check.hpp"
 
 namespace idem::fuzz {
 
@@ -29,6 +32,24 @@ inline boost::asio::awaitable<std::string> write_then_drain(boost::asio::ip::tcp
     received.append(chunk, n);
     if (read_error) co_return received;
   }
+}
+
+/// A client's whole exchange with a server under fuzzing: connects to `server`, writes `input`,
+/// half-closes, keeps what comes back in `answer` until the server closes, then resets the
+/// connection (SO_LINGER 0, so that no TIME_WAIT is left behind per input) and sets `done`.
+inline boost::asio::awaitable<void> client_exchange(boost::asio::ip::tcp::endpoint server,
+                                                    std::string_view input, std::string& answer,
+                                                    bool& done) {
+  namespace asio = boost::asio;
+  using tcp = asio::ip::tcp;
+  tcp::socket socket(co_await asio::this_coro::executor);
+  auto [connect_error] = co_await socket.async_connect(server, asio::as_tuple(asio::use_awaitable));
+  IDEM_FUZZ_CHECK(!connect_error);
+  answer = co_await write_then_drain(socket, input);
+  boost::system::error_code ec;
+  socket.set_option(tcp::socket::linger(true, 0), ec);
+  socket.close(ec);
+  done = true;
 }
 
 }  // namespace idem::fuzz

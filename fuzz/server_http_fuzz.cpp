@@ -8,12 +8,10 @@
 // port churn); the admin token is empty, so the fuzzer cannot reach /_mock/* and switch on
 // faults that would stall later inputs.
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,7 +27,6 @@ namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-constexpr auto use_nothrow = asio::as_tuple(asio::use_awaitable);
 
 idem::mock::server_options fuzz_server_options() {
   idem::mock::server_options o;
@@ -50,20 +47,6 @@ struct fuzz_server {
   fuzz_server() { http.start(); }
 };
 
-// Writes the input, half-closes, reads until the server closes; then resets the connection
-// (SO_LINGER 0), so that no TIME_WAIT is left behind per input.
-asio::awaitable<void> exchange(tcp::endpoint server, std::string_view input, std::string& answer,
-                               bool& done) {
-  tcp::socket socket(co_await asio::this_coro::executor);
-  auto [connect_error] = co_await socket.async_connect(server, use_nothrow);
-  IDEM_FUZZ_CHECK(!connect_error);
-  answer = co_await idem::fuzz::write_then_drain(socket, input);
-  boost::system::error_code ec;
-  socket.set_option(tcp::socket::linger(true, 0), ec);
-  socket.close(ec);
-  done = true;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -71,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   std::string answer;
   bool done = false;
-  asio::co_spawn(server->io, exchange(server->http.local_endpoint(), input, answer, done),
+  asio::co_spawn(server->io,
+                 idem::fuzz::client_exchange(server->http.local_endpoint(), input, answer, done),
                  asio::detached);
   while (!done || server->http.open_connections() > 0)
     server->io.run_one();

@@ -124,6 +124,13 @@ awaitable<next_step> serve_one(const connection_context& ctx, session& s,
     co_return next_step::close;
   }
 
+  // Framing, Host and credentials that cannot be trusted: answered before anything else, and
+  // the connection closes, so that body bytes of unknown length never run as a request.
+  if (auto refusal = header_section_refusal(parser.get())) {
+    co_await answer_and_close_impl(ctx, s, std::move(*refusal));
+    co_return next_step::close;
+  }
+
   request req = request_head(parser.get());
 
   // Body: never buffered past body_limit. An oversized body is not read at all (Content-Length)

@@ -2,6 +2,7 @@
 // (http_wire.hpp).
 #include "mock_server/http/http_wire.hpp"
 
+#include <algorithm>
 #include <array>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/field.hpp>
@@ -11,6 +12,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <utility>
+#include <vector>
 
 #include "mock_server/http/problem.hpp"
 
@@ -83,13 +85,103 @@ response at_capacity(const http_server_options& o) {
   return res;
 }
 
+namespace {
+
+// "http://host:port/path?query" (absolute form, sent to proxies and allowed to servers) is
+// served as "/path?query"; any other target is kept as it came.
+std::string origin_form(std::string_view target) {
+  for (const std::string_view scheme : {"http://", "https://"}) {
+    if (target.size() >= scheme.size() && iequals(target.substr(0, scheme.size()), scheme)) {
+      const auto path = target.find_first_of("/?", scheme.size());
+      if (path == std::string_view::npos) return "/";
+      if (target[path] == '?') return "/" + std::string(target.substr(path));
+      return std::string(target.substr(path));
+    }
+  }
+  return std::string(target);
+}
+
+// The comma-separated elements of a list-valued field (RFC 9110 section 5.6.1), trimmed, with
+// the parameters of each dropped; empty elements are skipped as the list syntax asks.
+std::vector<std::string_view> list_elements(std::string_view value) {
+  std::vector<std::string_view> out;
+  while (!value.empty()) {
+    const auto comma = value.find(',');
+    std::string_view element = value.substr(0, comma);
+    value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
+    element = element.substr(0, element.find(';'));
+    const auto first = element.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    const auto last = element.find_last_not_of(" \t");
+    out.push_back(element.substr(first, last - first + 1));
+  }
+  return out;
+}
+
+std::size_t count_fields(const beast_request& m, http::field name) {
+  const auto [first, last] = m.equal_range(name);
+  return static_cast<std::size_t>(std::distance(first, last));
+}
+
+response not_implemented(std::string detail) {
+  return transport_problem(501, "not-implemented", "Not Implemented", std::move(detail));
+}
+
+std::optional<response> transfer_encoding_refusal(const beast_request& m) {
+  std::vector<std::string_view> codings;
+  bool present = false;
+  for (const auto& field : m) {
+    if (field.name() != http::field::transfer_encoding) continue;
+    present = true;
+    for (const auto coding : list_elements(field.value()))
+      codings.push_back(coding);
+  }
+  if (!present) return std::nullopt;
+  if (m.version() < 11) {
+    return bad_request(
+        "Transfer-Encoding in an HTTP/1.0 request: its body length cannot be trusted");
+  }
+  if (m.find(http::field::content_length) != m.end()) {
+    return bad_request(
+        "Transfer-Encoding and Content-Length in one request: its body length is "
+        "ambiguous");
+  }
+  if (codings.empty() || !iequals(codings.back(), "chunked")) {
+    return bad_request("Transfer-Encoding must end in chunked, or the body's length is unknown");
+  }
+  const auto chunked = std::count_if(codings.begin(), codings.end(),
+                                     [](std::string_view c) { return iequals(c, "chunked"); });
+  if (chunked > 1) return bad_request("Transfer-Encoding applies chunked more than once");
+  if (codings.size() > 1) {
+    return not_implemented("transfer coding '" + std::string(codings.front()) +
+                           "' is not implemented; send the body with chunked alone");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<response> header_section_refusal(const beast_request& m) {
+  if (auto refusal = transfer_encoding_refusal(m)) return refusal;
+  const auto hosts = count_fields(m, http::field::host);
+  if (hosts == 0 && m.version() >= 11) return bad_request("an HTTP/1.1 request needs a Host");
+  if (hosts > 1) return bad_request("Host sent more than once");
+  if (hosts == 1 && m[http::field::host].find(',') != std::string_view::npos) {
+    return bad_request("Host names more than one host");
+  }
+  if (count_fields(m, http::field::authorization) > 1) {
+    return bad_request("Authorization sent more than once: which credentials count is unknown");
+  }
+  return std::nullopt;
+}
+
 // The request as its header section describes it, taken before the body is read: Beast adds
 // trailer fields to the same message, and a trailer field must not be merged into the header
 // section (RFC 9110 section 6.5.1), where the core would take it for a header.
 request request_head(const beast_request& m) {
   request r;
   r.method = std::string(m.method_string());
-  r.target = std::string(m.target());
+  r.target = origin_form(m.target());
   r.headers.reserve(static_cast<std::size_t>(std::distance(m.begin(), m.end())));
   for (const auto& field : m) {
     r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));

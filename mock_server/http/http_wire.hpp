@@ -9,6 +9,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/system/error_code.hpp>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -36,7 +37,16 @@ void log_error(std::string_view what, std::string_view detail);
 [[nodiscard]] response framing_too_large(std::string detail);
 /// `503 unavailable` with `Retry-After: 1`, for a connection beyond max_connections.
 [[nodiscard]] response at_capacity(const http_server_options& o);
-/// The request as its header section describes it (before the body and any trailer).
+/// The answer to a header section that must be refused before anything else is done with the
+/// request, authentication included, and after which the connection closes: a body whose length
+/// cannot be known for certain (RFC 9112 section 6.1 and 6.3: a Transfer-Encoding that does not
+/// end in chunked, chunked twice, Transfer-Encoding in HTTP/1.0 or next to Content-Length: 400; a
+/// transfer coding before chunked, which the server does not implement: 501), a missing, repeated
+/// or list-valued Host (section 3.2), and two Authorization fields (which one counts would be a
+/// guess). Empty when the header section may be served.
+[[nodiscard]] std::optional<response> header_section_refusal(const beast_request& m);
+/// The request as its header section describes it (before the body and any trailer). An
+/// absolute-form target (RFC 9112 section 3.2.2) becomes its origin form.
 [[nodiscard]] request request_head(const beast_request& m);
 /// The core's response as Beast writes it; the front end owns the framing headers.
 [[nodiscard]] beast_response to_beast(response res, unsigned version, bool keep_alive,
