@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "mock_server/command_line.hpp"
+#include "mock_server/http/http_server.hpp"
 #include "mock_server/server.hpp"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::signal(SIGPIPE, SIG_IGN);
+  // As servers do: the soft descriptor limit up to the hard one, so that --max-connections is
+  // not cut short by a low default (the server lowers it to what the limit holds, and says so).
+  idem::mock::raise_descriptor_limit();
 
   try {
     boost::asio::io_context io{1};

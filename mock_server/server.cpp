@@ -15,10 +15,15 @@ namespace asio = boost::asio;
 server::server(asio::io_context& io, server_options options)
     : io_(io), state_(std::make_unique<server_state>(std::move(options))) {
   auto address = asio::ip::make_address(state_->options.host);
+  // A full server still answers its health checks, its metrics and its operator.
+  auto http_options = state_->options.http;
+  if (http_options.control_paths.empty()) {
+    http_options.control_paths = {"/healthz", "/metrics", "/_mock/"};
+  }
   http_ = std::make_unique<http_server>(
       io.get_executor(), asio::ip::tcp::endpoint{address, state_->options.port},
       [state = state_.get()](request req) { return handle_request(*state, std::move(req)); },
-      state_->options.http);
+      std::move(http_options));
   reaper_ = std::make_unique<asio::steady_timer>(io);
   completer_ = std::make_unique<asio::steady_timer>(io);
   counters_ = std::make_unique<asio::steady_timer>(io);

@@ -85,17 +85,34 @@ awaitable<next_step> serve_one(const connection_context& ctx, session& s,
   // Idle: only the wait for a new request's first byte counts against idle_timeout; bytes
   // already buffered (a pipelined request) start the next request at once.
   s.phase = session_phase::idle;
+  s.idle_since = std::chrono::steady_clock::now();
   if (buffer.size() == 0) {
-    s.stream.expires_after(ctx.options.idle_timeout);
+    // Waits for the first byte without reading it: a read would take the bytes off the socket
+    // before this coroutine resumes, and in between the session would look idle with nothing
+    // to read, so that the server could close it to make room with a request already read.
+    // A connection beyond the cap gets only as long for its request as a lingering close.
+    using namespace asio::experimental::awaitable_operators;
+    s.idle_timer.expires_after(s.refused ? std::min<std::chrono::milliseconds>(
+                                               ctx.options.idle_timeout, lingering_close_limit)
+                                         : ctx.options.idle_timeout);
+    auto woken = co_await (s.stream.socket().async_wait(tcp::socket::wait_read, use_nothrow) ||
+                           s.idle_timer.async_wait(use_nothrow));
+    // Idle timeout, peer gone, or closed by shutdown or to make room.
+    if (woken.index() != 0 || std::get<0>(std::get<0>(woken)) || s.evicted) {
+      co_return next_step::close;
+    }
+    s.phase = session_phase::busy;
+    s.stream.expires_after(ctx.options.read_timeout);
     auto [ec, n] = co_await s.stream.async_read_some(buffer.prepare(first_read_size), use_nothrow);
-    if (ec) co_return next_step::close;  // idle timeout, peer gone, or closed by shutdown
+    if (ec) co_return next_step::close;  // the peer closed: readable at end of stream
     buffer.commit(n);
   }
 
   // Header. The body limit is applied by hand below: Beast would reject an oversized
   // Content-Length while parsing the header, before the request could reach the core.
   s.phase = session_phase::busy;
-  s.stream.expires_after(ctx.options.read_timeout);
+  // A refused connection's whole head must come within the short wait too.
+  s.stream.expires_after(s.refused ? lingering_close_limit : ctx.options.read_timeout);
   beast_request_parser parser;
   parser.header_limit(static_cast<std::uint32_t>(
       std::min<std::size_t>(ctx.options.header_limit, std::numeric_limits<std::uint32_t>::max())));
@@ -132,6 +149,13 @@ awaitable<next_step> serve_one(const connection_context& ctx, session& s,
   }
 
   request req = request_head(parser.get());
+
+  // Beyond the cap only a control path is served, on a slot of its own, and nothing else is
+  // read: the answer says nothing was processed.
+  if (s.refused && !ctx.control.take(ctx.options, req.path(), s)) {
+    co_await answer_and_close_impl(ctx, s, ctx.at_capacity);
+    co_return next_step::close;
+  }
 
   // Body: never buffered past body_limit. An oversized body is not read at all (Content-Length)
   // or abandoned where it crosses the limit (chunked); the core still sees the request so that
@@ -200,12 +224,13 @@ awaitable<next_step> serve_one(const connection_context& ctx, session& s,
   const auto core_connection = rep.res.header("Connection");
   const bool core_close = core_connection && iequals(*core_connection, "close");
   const bool keep_alive =
-      client_keep_alive && !rep.close && !core_close && !too_large && !ctx.stopping;
+      client_keep_alive && !rep.close && !core_close && !too_large && !ctx.stopping && !s.refused;
   auto msg = to_beast(std::move(rep.res), version, keep_alive, is_head);
   s.stream.expires_after(ctx.options.write_timeout);
   if (auto [ec, n] = co_await http::async_write(s.stream, msg, use_nothrow); ec) {
     co_return next_step::close;
   }
+  s.used = true;
   if (keep_alive) co_return next_step::keep_alive;
   if (too_large) {
     co_await lingering_close(ctx, s);  // the unread body is still arriving
@@ -308,8 +333,22 @@ awaitable<void> serve_connection(connection_context ctx, session& s) {
   }
 }
 
-awaitable<void> answer_and_close(connection_context ctx, session& s, response res) {
-  co_await answer_and_close_impl(ctx, s, std::move(res));
+bool control_slots::take(const http_server_options& o, std::string_view path, session& s) {
+  if (in_use >= o.control_connections) return false;
+  const bool control =
+      std::any_of(o.control_paths.begin(), o.control_paths.end(), [path](const std::string& p) {
+        return path == p || (p.ends_with('/') && path.starts_with(p));
+      });
+  if (!control) return false;
+  ++in_use;
+  s.holds_control_slot = true;
+  return true;
+}
+
+void control_slots::release(session& s) noexcept {
+  if (!s.holds_control_slot) return;
+  s.holds_control_slot = false;
+  --in_use;
 }
 
 }  // namespace idem::mock::wire

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "mock_server/http/http_message.hpp"
 
@@ -35,10 +37,26 @@ struct http_server_options {
   std::chrono::milliseconds idle_timeout{60'000};
   /// On shutdown, how long in-flight requests get to finish before their connections are closed.
   std::chrono::milliseconds shutdown_grace{10'000};
-  /// Connections served at once. One beyond them is answered `503 unavailable` with
-  /// `Retry-After: 1` before its request is read, then closed.
+  /// Connections served at once. At the cap a new connection takes the slot of the connection
+  /// idle the longest (a keep-alive one between requests, or one that sent nothing for a
+  /// second), which is closed; with none idle it is answered `503 unavailable` with
+  /// `Retry-After: 1` after its request head, then closed. Lowered at construction to what the
+  /// process's descriptor limit (RLIMIT_NOFILE) can hold, so that the 503 comes before EMFILE.
   std::size_t max_connections = 1024;
+  /// Beyond max_connections: how many connections may still be served one request each when
+  /// their target is a control path, so that a full server still answers its health checks
+  /// and its operator.
+  std::size_t control_connections = 8;
+  /// The control paths: a path equal to one, or under one that ends in '/'. Empty: none.
+  std::vector<std::string> control_paths{};
 };
+
+/// How many descriptors the process may still open (RLIMIT_NOFILE less those open now); the
+/// largest value when unlimited or unknown.
+[[nodiscard]] std::size_t free_descriptors() noexcept;
+/// Raises the process's soft descriptor limit to its hard limit (what servers do at start);
+/// returns the soft limit in force afterwards.
+std::size_t raise_descriptor_limit() noexcept;
 
 /// The core: turns one request into one reply. Runs on the server's executor; may suspend
 /// (timers for faults and `Prefer: wait`). It must not throw; if it does, the server answers

@@ -6,11 +6,13 @@
 #include <array>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/field.hpp>
+#include <boost/beast/http/write.hpp>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -173,6 +175,12 @@ std::optional<response> header_section_refusal(const beast_request& m) {
     return bad_request("Authorization sent more than once: which credentials count is unknown");
   }
   return std::nullopt;
+}
+
+std::string at_capacity_bytes(const response& res) {
+  std::ostringstream out;
+  out << to_beast(res, 11, /*keep_alive=*/false, /*is_head=*/false);
+  return out.str();
 }
 
 // The request as its header section describes it, taken before the body is read: Beast adds

@@ -37,6 +37,9 @@ void log_error(std::string_view what, std::string_view detail);
 [[nodiscard]] response framing_too_large(std::string detail);
 /// `503 unavailable` with `Retry-After: 1`, for a connection beyond max_connections.
 [[nodiscard]] response at_capacity(const http_server_options& o);
+/// `res` as the bytes of an HTTP/1.1 response with `Connection: close`, for a connection that
+/// is answered without a session (no descriptor was left for one).
+[[nodiscard]] std::string at_capacity_bytes(const response& res);
 /// The answer to a header section that must be refused before anything else is done with the
 /// request, authentication included, and after which the connection closes: a body whose length
 /// cannot be known for certain (RFC 9112 section 6.1 and 6.3: a Transfer-Encoding that does not

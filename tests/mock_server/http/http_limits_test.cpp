@@ -6,13 +6,20 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/beast/http/field.hpp>
+
 #include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,9 +28,9 @@
 #include "tests/mock_server/support/response_header.hpp"
 #include "tests/support/http/endless_request.hpp"
 #include "tests/support/http/http_client.hpp"
-#include "tests/support/servers/in_process_http_server.hpp"
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/http/raw_http_connection.hpp"
+#include "tests/support/servers/in_process_http_server.hpp"
 #include "tests/support/servers/running_server.hpp"
 
 namespace idem::mock {
@@ -145,19 +152,31 @@ TEST_P(EndlessRequestTest, IsAnswered413AndClosedAfterTheServerReadAtMostTheRequ
 INSTANTIATE_TEST_SUITE_P(Requests, EndlessRequestTest, ::testing::ValuesIn(endless_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// Opens a connection and has one request served on it, so that the server surely counts it.
-std::unique_ptr<raw_http_connection> served_connection(std::uint16_t port) {
+// Opens a connection, has one request served on it (so that the server surely counts it), then
+// begins the next request's head: the connection is busy, so it keeps its slot (an idle one
+// would give it up to a newcomer).
+std::unique_ptr<raw_http_connection> held_connection(std::uint16_t port,
+                                                     std::string_view target = "/echo") {
   auto conn = std::make_unique<raw_http_connection>(port);
-  EXPECT_FALSE(conn->write("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n"));
+  EXPECT_FALSE(conn->write("GET " + std::string(target) + " HTTP/1.1\r\nHost: t\r\n\r\n"));
   auto [ec, res] = conn->read_response();
   EXPECT_FALSE(ec) << ec.message();
   EXPECT_EQ(res.result_int(), 200U);
+  EXPECT_FALSE(conn->write("GET /echo HTTP/1.1\r\n"));
   return conn;
 }
 
-void expect_refused_at_capacity(std::uint16_t port) {
+// Ends the request a held connection began; `close`: asks the server to close after it.
+void finish_held_request(raw_http_connection& conn, bool close) {
+  ASSERT_FALSE(conn.write(close ? "Host: t\r\nConnection: close\r\n\r\n" : "Host: t\r\n\r\n"));
+  auto [ec, res] = conn.read_response();
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(res.result_int(), 200U);
+}
+
+void expect_refused_at_capacity(std::uint16_t port, std::string_view target = "/echo") {
   raw_http_connection extra(port);
-  ASSERT_FALSE(extra.write("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n"));
+  ASSERT_FALSE(extra.write("GET " + std::string(target) + " HTTP/1.1\r\nHost: t\r\n\r\n"));
   auto [ec, res] = extra.read_response();
   ASSERT_FALSE(ec) << ec.message();
   EXPECT_EQ(res.result_int(), 503U);
@@ -168,27 +187,69 @@ void expect_refused_at_capacity(std::uint16_t port) {
   EXPECT_EQ(extra.wait_for_close(), asio::error::eof);
 }
 
+unsigned status_on_new_connection(std::uint16_t port, std::string_view target) {
+  raw_http_connection conn(port);
+  EXPECT_FALSE(conn.write("GET " + std::string(target) + " HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto [ec, res] = conn.read_response();
+  EXPECT_FALSE(ec) << ec.message();
+  return ec ? 0 : res.result_int();
+}
+
 TEST_F(HttpLimitsTest, ConnectionBeyondTheCapGets503WithRetryAfterUntilOneCloses) {
   start({.max_connections = 2});
-  auto first = served_connection(port());
-  auto second = served_connection(port());
+  auto first = held_connection(port());
+  auto second = held_connection(port());
 
   expect_refused_at_capacity(port());
   // Refused connections take no slot: the cap still holds for the next one.
   expect_refused_at_capacity(port());
 
   // The first connection ends (the server closes it after this answer), freeing a slot.
-  ASSERT_FALSE(first->write("GET /echo HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
-  ASSERT_FALSE(first->read_response().first);
+  finish_held_request(*first, /*close=*/true);
   ASSERT_EQ(first->wait_for_close(), asio::error::eof);
-  auto third = served_connection(port());
+  auto third = held_connection(port());
 
   // Still served: the connections that were in before the cap was reached.
-  ASSERT_FALSE(second->write("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n"));
-  auto [ec, res] = second->read_response();
+  finish_held_request(*second, /*close=*/false);
+  ASSERT_FALSE(second->write("GET /echo HTTP/1.1\r\n"));  // busy again
+  expect_refused_at_capacity(port());
+}
+
+// One client holding every slot with idle keep-alive connections kept everyone else out until
+// the idle timeout (60 s): the slot of the connection idle the longest now goes to the newcomer,
+// and that connection is closed between requests, where a client expects it.
+TEST_F(HttpLimitsTest, AnIdleKeepAliveConnectionGivesItsSlotToANewOne) {
+  start({.max_connections = 2});
+  auto oldest = held_connection(port());
+  finish_held_request(*oldest, /*close=*/false);  // idle now, and the longest
+  auto other = held_connection(port());
+  finish_held_request(*other, /*close=*/false);
+
+  EXPECT_EQ(status_on_new_connection(port(), "/echo"), 200U);
+  EXPECT_EQ(oldest->wait_for_close(), asio::error::eof);
+  // The other one is still served.
+  ASSERT_FALSE(other->write("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto [ec, res] = other->read_response();
   ASSERT_FALSE(ec) << ec.message();
   EXPECT_EQ(res.result_int(), 200U);
-  expect_refused_at_capacity(port());
+}
+
+// With every slot busy, health checks and the operator's paths are still answered, one request
+// per connection on slots of their own; anything else is told 503.
+TEST_F(HttpLimitsTest, AControlPathIsServedBeyondTheCapOnASlotOfItsOwn) {
+  start({.max_connections = 1, .control_connections = 1, .control_paths = {"/healthz", "/_mock/"}});
+  auto busy = held_connection(port());
+  EXPECT_EQ(status_on_new_connection(port(), "/healthz"), 200U);
+  EXPECT_EQ(status_on_new_connection(port(), "/_mock/stats"), 200U);
+  expect_refused_at_capacity(port(), "/echo");
+  expect_refused_at_capacity(port(), "/healthzz");
+  // Control slots are taken one request at a time: a held one leaves none for the next.
+  auto control = std::make_unique<raw_http_connection>(port());
+  ASSERT_FALSE(control->write("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"));
+  auto [ec, res] = control->read_response();
+  ASSERT_FALSE(ec);
+  EXPECT_EQ(res.result_int(), 200U);
+  EXPECT_EQ(control->wait_for_close(), asio::error::eof);  // served once, then closed
 }
 
 TEST(MaxConnectionsFlag, SetsTheCapAndIsInTheUsage) {
@@ -207,13 +268,38 @@ TEST(MaxConnectionsFlag, SetsTheCapAndIsInTheUsage) {
 TEST(MaxConnectionsFlag, CapsTheServerProcess) {
   testing::server_process server({"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token",
                                   "t", "--max-connections", "1"});
-  raw_http_connection held(server.port());
-  ASSERT_FALSE(held.write("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"));
-  auto [ec, res] = held.read_response();
-  ASSERT_FALSE(ec) << ec.message();
-  EXPECT_EQ(res.result_int(), 200U);
+  auto held = held_connection(server.port(), "/healthz");
+  expect_refused_at_capacity(server.port(), "/v1/orders");
+  // The server's own control paths still answer.
+  EXPECT_EQ(status_on_new_connection(server.port(), "/healthz"), 200U);
+}
 
-  expect_refused_at_capacity(server.port());
+// At RLIMIT_NOFILE 256 the default cap of 1024 connections was never reached: accept() failed
+// with EMFILE first, a bystander's request hung unanswered in the backlog and stderr grew by ten
+// lines a second. The server now fits its cap to the limit (and says so), and a bystander is
+// answered: 503 for an order, 200 for a health check.
+TEST(DescriptorLimit, TheCapComesBeforeEmfileAndABystanderIsAnswered) {
+  const auto log = std::filesystem::temp_directory_path() /
+                   ("idem-descriptor-limit-" + std::to_string(::getpid()) + ".log");
+  std::filesystem::remove(log);
+  {
+    testing::server_process server(
+        {"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token", "t"}, log.string(),
+        /*open_files=*/256);
+    std::vector<std::unique_ptr<raw_http_connection>> flood;
+    for (int i = 0; i < 300; ++i) {
+      flood.push_back(std::make_unique<raw_http_connection>(server.port()));
+      EXPECT_FALSE(flood.back()->write("GET /healthz HTTP/1.1\r\n"));  // a head never finished
+    }
+    EXPECT_EQ(status_on_new_connection(server.port(), "/v1/orders"), 503U);
+    EXPECT_EQ(status_on_new_connection(server.port(), "/healthz"), 200U);
+  }
+  std::ifstream in(log);
+  const std::string stderr_text{std::istreambuf_iterator<char>(in), {}};
+  std::filesystem::remove(log);
+  EXPECT_NE(stderr_text.find("max connections lowered: 1024 -> "), std::string::npos)
+      << stderr_text;
+  EXPECT_EQ(stderr_text.find("Too many open files"), std::string::npos) << stderr_text;
 }
 
 }  // namespace

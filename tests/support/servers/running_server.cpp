@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,7 +63,8 @@ std::string read_address_line(int fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-server_process::server_process(std::vector<std::string> args, std::string stderr_path) {
+server_process::server_process(std::vector<std::string> args, std::string stderr_path,
+                               unsigned open_files) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
   pid_ = ::fork();
@@ -71,6 +73,10 @@ server_process::server_process(std::vector<std::string> args, std::string stderr
     if (!stderr_path.empty()) {
       const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
       if (err < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(127);
+    }
+    if (open_files > 0) {
+      const rlimit limit{open_files, open_files};
+      if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(127);
     }
     ::dup2(fds[1], STDOUT_FILENO);
     ::close(fds[0]);

@@ -46,7 +46,9 @@ class running_server {
 /// or appended to) when one is given.
 class server_process {
  public:
-  explicit server_process(std::vector<std::string> args, std::string stderr_path = {});
+  /// `open_files`: the child's descriptor limit (RLIMIT_NOFILE, soft and hard); 0 inherits it.
+  explicit server_process(std::vector<std::string> args, std::string stderr_path = {},
+                          unsigned open_files = 0);
   ~server_process();  ///< SIGKILLs the process if it still runs
   server_process(const server_process&) = delete;
   server_process& operator=(const server_process&) = delete;
