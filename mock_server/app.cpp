@@ -103,6 +103,19 @@ asio::awaitable<reply> dispatch(server_state& state, const request& req) {
   co_return reply{.res = handle_tenant_get(state, req, route, principal)};
 }
 
+response database_locked() {
+  auto res = make_problem(503, "unavailable",
+                          "the database is locked by another process; nothing was done, retry");
+  res.set_header("Retry-After", "1");
+  return res;
+}
+
+reply finish(server_state& state, const request& req, reply out) {
+  if (req.body_too_large) out.close = true;
+  if (out.how != delivery::reset) ++state.responses_by_status[out.res.status];
+  return out;
+}
+
 }  // namespace
 
 std::string principal_of(const server_state& state, std::string_view token) {
@@ -120,6 +133,15 @@ asio::awaitable<reply> handle_request(server_state& state, request req) {
   try {
     out = co_await dispatch(state, req);
   } catch (const std::exception& e) {
+    if (const auto* db = dynamic_cast<const sqlite_error*>(&e); db != nullptr && db->busy()) {
+      // Another process holds the database's write lock (the server's statements do not wait
+      // for it: server_state.cpp). What reaches here failed before anything committed: the
+      // claim's BEGIN IMMEDIATE, or a statement or the COMMIT of a transaction that then rolled
+      // back as a whole (a first create runs in its claim's transaction). Executions that may
+      // have committed a step answer for themselves (execution_runner.cpp).
+      out = reply{.res = database_locked()};
+      co_return finish(state, req, std::move(out));
+    }
     // The route's template, never the target: a target's query (a merchant_order_id) and its
     // path segments (IDs) are a client's data, which a log must not collect.
     const auto route = match_route(req.method, req.path()).route_template;
@@ -128,9 +150,7 @@ asio::awaitable<reply> handle_request(server_state& state, request req) {
               << '\n';
     out = reply{.res = make_problem(500, "internal", "the server failed; nothing was stored")};
   }
-  if (req.body_too_large) out.close = true;
-  if (out.how != delivery::reset) ++state.responses_by_status[out.res.status];
-  co_return out;
+  co_return finish(state, req, std::move(out));
 }
 
 }  // namespace idem::mock

@@ -11,7 +11,8 @@ namespace idem::mock {
 
 struct server_state;  // state/server_state.hpp
 
-/// Handles one request against `state`. Never throws: storage failures become `500 internal`.
+/// Handles one request against `state`. Never throws: storage failures become `500 internal`,
+/// a database locked by another process `503 unavailable` with Retry-After (nothing was done).
 boost::asio::awaitable<reply> handle_request(server_state& state, request req);
 
 /// The principal a bearer token stands for (a hash, so tokens are never stored).

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "mock_server/admin/admin_token.hpp"
 #include "mock_server/duration.hpp"
 #include "mock_server/faults/fault_presets.hpp"
 #include "mock_server/http/canonical_json.hpp"
@@ -75,7 +76,8 @@ std::optional<std::string> parse_seed(const std::string& flag, const std::string
 }  // namespace
 
 std::string usage() {
-  return "usage: idem-mock-server --listen HOST:PORT --db PATH --admin-token TOKEN\n"
+  return "usage: idem-mock-server --listen HOST:PORT --db PATH\n"
+         "                        (--admin-token-file PATH | --admin-token TOKEN)\n"
          "                        [--key-ttl 24h] [--lease 30s]\n"
          "                        [--faults FILE.json | --faults preset:NAME] [--fault-seed N]\n"
          "                        [--async-after 2s] [--reaper-interval 5s] [--max-wait 10s]\n"
@@ -83,7 +85,9 @@ std::string usage() {
          "                        [--max-connections 1024] [--principal TOKEN=NAME ...]\n"
          "  --listen        address to bind (default 127.0.0.1:0, any free port)\n"
          "  --db            SQLite file (default ./idem-mock.db; ':memory:' for a throwaway run)\n"
-         "  --admin-token   bearer token for /_mock/* (required)\n"
+         "  --admin-token-file  a file holding the bearer token for /_mock/* on one line\n"
+         "                  (or set IDEM_MOCK_ADMIN_TOKEN; one of the three is required)\n"
+         "  --admin-token   the token itself: any local user can read it in /proc\n"
          "  --key-ttl       how long completed idempotency records are kept\n"
          "  --lease         how long an executor owns a PROCESSING record\n"
          "  --faults        initial fault rules: a file as PUT to /_mock/faults, or preset:NAME\n"
@@ -104,9 +108,11 @@ std::string usage() {
          "The first line on stdout is 'listening on http://HOST:PORT'.\n";
 }
 
-std::variant<command_line, std::string> parse_command_line(const std::vector<std::string>& args) {
+std::variant<command_line, std::string> parse_command_line(const std::vector<std::string>& args,
+                                                           const environment& env) {
   command_line out;
   std::optional<std::uint64_t> fault_seed;
+  int admin_token_flags = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -128,6 +134,10 @@ std::variant<command_line, std::string> parse_command_line(const std::vector<std
       out.options.db_path = value;
     } else if (flag == "--admin-token") {
       out.options.admin_token = value;
+      ++admin_token_flags;
+    } else if (flag == "--admin-token-file") {
+      error = read_admin_token_file(value, out.options.admin_token);
+      ++admin_token_flags;
     } else if (flag == "--key-ttl") {
       error = duration_flag(out.options.key_ttl);
     } else if (flag == "--lease") {
@@ -163,7 +173,19 @@ std::variant<command_line, std::string> parse_command_line(const std::vector<std
     if (!out.options.faults) return "--fault-seed: needs --faults";
     out.options.faults->seed = *fault_seed;
   }
-  if (out.options.admin_token.empty()) return "--admin-token is required";
+  if (admin_token_flags > 1) {
+    return "give the admin token once: --admin-token-file or --admin-token, not both";
+  }
+  if (admin_token_flags == 0) {
+    if (auto it = env.find(admin_token_variable); it != env.end()) {
+      if (it->second.empty()) return std::string{admin_token_variable} + " is set but empty";
+      out.options.admin_token = it->second;
+    }
+  }
+  if (out.options.admin_token.empty()) {
+    return "an admin token is required: --admin-token-file PATH, the environment variable " +
+           std::string{admin_token_variable} + ", or --admin-token TOKEN";
+  }
   if (out.options.lease.count() <= 0) return "--lease must be positive";
   if (out.options.reaper_interval.count() <= 0) return "--reaper-interval must be positive";
   if (out.options.completer_interval.count() <= 0) {

@@ -2,15 +2,21 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 
+#include "mock_server/admin/admin_token.hpp"
 #include "mock_server/command_line.hpp"
 #include "mock_server/http/http_server.hpp"
 #include "mock_server/server.hpp"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  auto parsed = idem::mock::parse_command_line(args);
+  idem::mock::environment env;
+  if (const char* token = std::getenv(idem::mock::admin_token_variable)) {
+    env[idem::mock::admin_token_variable] = token;
+  }
+  auto parsed = idem::mock::parse_command_line(args, env);
   if (auto* error = std::get_if<std::string>(&parsed)) {
     std::cerr << "idem-mock-server: " << *error << "\n\n" << idem::mock::usage();
     return 2;

@@ -7,10 +7,22 @@
 #include "mock_server/http/http_server.hpp"
 #include "mock_server/idempotency/completer.hpp"
 #include "mock_server/state/server_state.hpp"
+#include "mock_server/storage/sqlite.hpp"
 
 namespace idem::mock {
 
 namespace asio = boost::asio;
+
+namespace {
+
+// A background round that meets the database locked by another process tries again on its next
+// round; saying so every round would fill the log for as long as the lock is held.
+bool locked_by_another_process(const std::exception& e) {
+  const auto* db = dynamic_cast<const sqlite_error*>(&e);
+  return db != nullptr && db->busy();
+}
+
+}  // namespace
 
 server::server(asio::io_context& io, server_options options)
     : io_(io), state_(std::make_unique<server_state>(std::move(options))) {
@@ -53,7 +65,9 @@ void server::schedule_reaper() {
     try {
       state_->reap();
     } catch (const std::exception& e) {
-      std::cerr << "idem-mock-server: reaper failed: " << e.what() << '\n';
+      if (!locked_by_another_process(e)) {
+        std::cerr << "idem-mock-server: reaper failed: " << e.what() << '\n';
+      }
     }
     schedule_reaper();
   });
@@ -81,7 +95,9 @@ void server::persist_counters() noexcept {
   try {
     state_->stats.persist();
   } catch (const std::exception& e) {  // kept in memory: the next round tries again
-    std::cerr << "idem-mock-server: could not write the counters: " << e.what() << '\n';
+    if (!locked_by_another_process(e)) {
+      std::cerr << "idem-mock-server: could not write the counters: " << e.what() << '\n';
+    }
   }
 }
 

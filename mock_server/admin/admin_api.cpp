@@ -91,6 +91,7 @@ response principals(server_state& state, const request& req) {
 response reset(server_state& state) {
   wipe_all(state.db);
   state.stats.discard_pending();
+  state.load_counts();  // the tables are empty now: counts kept in memory start again from 0
   state.clock.reset();
   state.faults.clear();
   state.responses_by_status.clear();

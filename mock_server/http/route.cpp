@@ -64,6 +64,16 @@ bool matches(std::string_view pattern, const std::vector<std::string_view>& path
   return true;
 }
 
+// A path is made of visible ASCII (RFC 3986: any other byte is sent percent-encoded). A raw
+// byte beyond it names no resource, and must not reach what stores the path as JSON text, whose
+// strict writer throws on invalid UTF-8 (a POST answered 500, which clients retry).
+bool is_visible_ascii(std::string_view path) noexcept {
+  for (char c : path) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 route_match match_route(std::string_view method, std::string_view path) {
@@ -71,6 +81,7 @@ route_match match_route(std::string_view method, std::string_view path) {
   // answer, whose content the transport leaves out.
   const std::string_view wanted = method == "HEAD" ? "GET" : method;
   route_match result;
+  if (!is_visible_ascii(path)) return result;
   auto parts = split_path(path);
   for (const auto& r : routes) {
     std::string param;

@@ -34,7 +34,9 @@ struct route_match {
   std::string allow;                ///< for 405: the allowed methods, e.g. "GET, HEAD"
 };
 
-/// Resolves a request. Path segments must be non-empty; a trailing slash does not match. HEAD
+/// Resolves a request. Path segments must be non-empty; a trailing slash does not match; a path
+/// with a byte outside visible ASCII (a control character, a raw non-ASCII byte) matches
+/// nothing, so every route's path and {id} are ASCII text. HEAD
 /// matches wherever GET does (the GET route is found), and `allow` lists HEAD after every GET.
 [[nodiscard]] route_match match_route(std::string_view method, std::string_view path);
 

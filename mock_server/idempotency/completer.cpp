@@ -82,6 +82,12 @@ std::size_t complete_abandoned(server_state& state, std::size_t limit) {
   for (const auto& record : state.records.abandoned(state.clock.lease_now_ms(), limit)) {
     try {
       if (settle_abandoned(state, record.id) == settle_outcome::settled) ++settled;
+    } catch (const sqlite_error& e) {
+      // Another process holds the database's lock: the other records would meet it too. The
+      // next round tries again; the log is not told every round.
+      if (e.busy()) break;
+      std::cerr << "idem-mock-server: completer could not settle record " << record.id << ": "
+                << e.what() << '\n';
     } catch (const std::exception& e) {
       std::cerr << "idem-mock-server: completer could not settle record " << record.id << ": "
                 << e.what() << '\n';

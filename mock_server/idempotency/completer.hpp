@@ -23,7 +23,10 @@ enum class settle_outcome {
   unknown_request,  ///< written by a server that did not keep the request: left to a retry
 };
 
-/// What a record keeps so that the completer can run it: `{"path": ..., "body": ...}`.
+/// What a PROCESSING record keeps so that the completer can run it: `{"path": ..., "body": ...}`
+/// with the operation's input (operation_input), not the client's whole body; completion clears
+/// it (record_store::complete). `path` must be valid UTF-8: match_route() finds no route for a
+/// path that is not visible ASCII, so no such path gets here.
 [[nodiscard]] std::string request_for_completer(std::string_view path, const nlohmann::json& body);
 
 /// Settles one record if its lease has expired. Runs synchronously on the server's thread (no

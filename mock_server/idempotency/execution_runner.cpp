@@ -119,10 +119,23 @@ asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<executi
                       : execution_result{.end = execution_end::lost_lease, .response = {}};
     task->result = reply_for(state, exec, result);
   } catch (const std::exception& e) {
-    std::cerr << "idem-mock-server: execution failed: " << e.what() << '\n';
+    // A database locked by another process (no statement waits for it: server_state.cpp) may
+    // stop an execution between two of its commits, e.g. after the provider charged. Nothing is
+    // lost or done twice: each step committed whole or not at all, and the record stays
+    // PROCESSING at its recovery point. give_up frees the key or expires the lease, and if the
+    // lock stops that too, the lease runs out by itself; either way the next retry with the key
+    // (or the completer) takes the record over and asks the provider by the stable provider key
+    // before charging. The answer says "retry", as a 500 would: the client keeps its key.
+    const auto* db = dynamic_cast<const sqlite_error*>(&e);
+    const bool locked = db != nullptr && db->busy();
+    if (!locked) std::cerr << "idem-mock-server: execution failed: " << e.what() << '\n';
     op::give_up(state, exec);
-    task->result =
-        reply{.res = make_problem(500, "internal", "the server failed to store the result")};
+    task->result = reply{
+        .res = locked ? make_problem(503, "unavailable",
+                                     "the database is locked by another process; the request may "
+                                     "have started: retry with the same Idempotency-Key")
+                      : make_problem(500, "internal", "the server failed to store the result")};
+    if (locked) task->result->res.set_header("Retry-After", "1");
   }
   state.signals.notify(exec.record_id);
 }

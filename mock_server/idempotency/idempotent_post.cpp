@@ -131,6 +131,8 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
       std::min<std::chrono::milliseconds>(prefs.wait.value_or(std::chrono::seconds(0)), max_wait);
   const auto wait_until = steady_clock::now() + asked_wait;
 
+  // Only what the operation reads goes on: the order and the record keep no unknown fields.
+  auto input = operation_input(route.id, *body);
   claim_request claim{
       .scope = {principal, "POST " + std::string{route.route_template}, key},
       .fingerprint = request_fingerprint(req.method, path, *body),
@@ -139,7 +141,7 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
       .now_ms = 0,
       .lease_now_ms = 0,
       .lease_expires_at_ms = 0,
-      .request = request_for_completer(path, *body),
+      .request = request_for_completer(path, input),
   };
 
   while (true) {
@@ -170,7 +172,7 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
             .route_template = std::string{route.route_template},
             .path = path,
             .resource_param = route.param,
-            .body = std::move(*body),  // this case always returns: the body is not needed again
+            .body = std::move(input),  // this case always returns: it is not needed again
             .recovery_point = d.record.recovery_point,
             .takeover = d.takeover,
             .crash = false,

@@ -66,6 +66,12 @@ struct execution_result {
                                                  const std::string& resource_param,
                                                  const nlohmann::json& body);
 
+/// The part of a body that passed check_body() which the route's operation reads, and nothing
+/// else: the execution (and, for the completer, the record) gets this, never the client's unknown
+/// fields, which would otherwise be stored (in the order, in the record's request) for good.
+/// The fingerprint is still taken over the whole body.
+[[nodiscard]] nlohmann::json operation_input(route_id route, const nlohmann::json& body);
+
 /// Runs the operation of `exec.route`. Throws (sqlite_error, ...) on storage failures; the
 /// caller then releases or expires the lease.
 [[nodiscard]] execution_result run_operation(server_state& state, execution& exec);

@@ -1,6 +1,7 @@
 // The Orders API as the idempotency layer calls it (idempotency/operation.hpp declares these):
 // the checks of a POST's body before its record is touched, and the operation behind each
 // route. The layer itself never names an order.
+#include <initializer_list>
 #include <stdexcept>
 #include <vector>
 
@@ -13,9 +14,9 @@ namespace idem::mock {
 
 namespace {
 
-response validation_failed(std::vector<field_error> errors) {
+response validation_failed(const std::vector<field_error>& errors) {
   return make_problem(400, "validation-failed", "the request body is not valid",
-                      {{"errors", to_json(errors)}});
+                      error_members(errors));
 }
 
 // A payment must be for the order's amount, in its currency. The order's amount and currency
@@ -54,15 +55,39 @@ std::optional<response> check_body(server_state& state, route_id route,
                                    const std::string& principal, const std::string& resource_param,
                                    const nlohmann::json& body) {
   if (auto errors = validate(route, body); !errors.empty()) {
-    return validation_failed(std::move(errors));
+    return validation_failed(errors);
   }
   if (route == route_id::pay_order) {
     if (auto errors = payment_matches_order(state, principal, resource_param, body);
         !errors.empty()) {
-      return validation_failed(std::move(errors));
+      return validation_failed(errors);
     }
   }
   return std::nullopt;
+}
+
+nlohmann::json operation_input(route_id route, const nlohmann::json& body) {
+  // Copies the named members of `from` that are present (validation made them the right type).
+  const auto pick = [](const nlohmann::json& from, std::initializer_list<const char*> names) {
+    auto out = nlohmann::json::object();
+    for (const char* name : names) {
+      if (auto it = from.find(name); it != from.end()) out[name] = *it;
+    }
+    return out;
+  };
+  switch (route) {
+    case route_id::create_order: {
+      auto input = pick(body, {"merchant_order_id", "customer_id", "currency", "amount_minor"});
+      auto& items = input["items"] = nlohmann::json::array();
+      for (const auto& item : body.at("items"))
+        items.push_back(pick(item, {"sku", "quantity", "unit_price_minor"}));
+      return input;
+    }
+    case route_id::pay_order:
+      return pick(body, {"amount_minor", "currency", "payment_method"});
+    default:
+      return pick(body, {"reason"});
+  }
 }
 
 execution_result run_operation(server_state& state, execution& exec) {

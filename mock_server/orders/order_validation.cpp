@@ -1,5 +1,6 @@
 #include "mock_server/orders/order_validation.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -153,6 +154,10 @@ std::optional<line_sum> check_items(const json& body, error_list& errors) {
     errors.add("items", "must be a non-empty array");
     return std::nullopt;
   }
+  if (items->size() > max_items_per_order) {
+    errors.add("items", "must have at most " + std::to_string(max_items_per_order) + " items");
+    return std::nullopt;
+  }
   bool all_valid = true;
   line_sum sum;
   for (std::size_t i = 0; i < items->size(); ++i) {
@@ -233,6 +238,14 @@ json to_json(const std::vector<field_error>& errors) {
   json out = json::array();  // [] rather than null when there is nothing to report
   for (const auto& e : errors)
     out.push_back({{"field", e.field}, {"message", e.message}});
+  return out;
+}
+
+json error_members(const std::vector<field_error>& errors) {
+  const auto listed = std::min(errors.size(), max_listed_errors);
+  json out{
+      {"errors", to_json({errors.begin(), errors.begin() + static_cast<std::ptrdiff_t>(listed)})}};
+  if (errors.size() > listed) out["errors_omitted"] = errors.size() - listed;
   return out;
 }
 

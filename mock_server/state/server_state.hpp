@@ -27,8 +27,9 @@ struct migrated_database : database {
 };
 
 struct server_state {
-  /// Takes the database's lock (throws if another server holds it), opens and migrates it, and
-  /// expires the leases an earlier run left behind.
+  /// Takes the database's lock (throws if another server holds it), opens and migrates it,
+  /// expires the leases an earlier run left behind and loads the counts. Then sets the busy
+  /// timeout to 0: a lock held by another process fails a statement at once (SQLITE_BUSY).
   explicit server_state(server_options opts);
 
   server_options options;
@@ -57,6 +58,9 @@ struct server_state {
   [[nodiscard]] std::int64_t lease_expiry_from_now() const;
   /// Purges expired COMPLETED records and counts them in `records_purged`.
   std::int64_t reap();
+  /// Reads the counts that /metrics and /_mock/stats show from memory (the stores' row counts,
+  /// the counters) from the tables: once at start-up, and after POST /_mock/reset wiped them.
+  void load_counts();
 };
 
 }  // namespace idem::mock

@@ -4,12 +4,22 @@
 
 namespace idem::mock {
 
-void counters::increment(std::string_view name, std::int64_t by) {
-  if (auto it = pending_.find(name); it != pending_.end()) {
+namespace {
+
+void add(std::map<std::string, std::int64_t, std::less<>>& to, std::string_view name,
+         std::int64_t by) {
+  if (auto it = to.find(name); it != to.end()) {
     it->second += by;
   } else {
-    pending_.emplace(std::string{name}, by);
+    to.emplace(std::string{name}, by);
   }
+}
+
+}  // namespace
+
+void counters::increment(std::string_view name, std::int64_t by) {
+  add(pending_, name, by);
+  if (totals_) add(*totals_, name, by);
 }
 
 void counters::increment_in_transaction(std::string_view name, std::int64_t by) {
@@ -17,6 +27,11 @@ void counters::increment_in_transaction(std::string_view name, std::int64_t by) 
     throw std::logic_error("counters::increment_in_transaction outside a transaction");
   }
   upsert(name, by);
+  if (totals_) {
+    db_.after_commit([this, name = std::string{name}, by] {
+      if (totals_) add(*totals_, name, by);
+    });
+  }
 }
 
 void counters::upsert(std::string_view name, std::int64_t by) {
@@ -27,25 +42,43 @@ void counters::upsert(std::string_view name, std::int64_t by) {
   stmt.bind(1, name).bind(2, by).run();
 }
 
-std::int64_t counters::get(std::string_view name) {
-  auto& stmt = db_.prepare("SELECT value FROM counters WHERE name = ?1");
-  stmt.bind(1, name);
-  std::int64_t value = stmt.step() ? stmt.int64(0) : 0;
-  stmt.reset();
-  if (auto it = pending_.find(name); it != pending_.end()) value += it->second;
-  return value;
-}
-
-std::map<std::string, std::int64_t> counters::all() {
+std::map<std::string, std::int64_t, std::less<>> counters::read_table() {
   auto& stmt = db_.prepare("SELECT name, value FROM counters");
-  std::map<std::string, std::int64_t> out;
+  std::map<std::string, std::int64_t, std::less<>> out;
   while (stmt.step()) {
     out.emplace(stmt.text(0), stmt.int64(1));
   }
   stmt.reset();
   for (const auto& [name, by] : pending_)
-    out[name] += by;
+    add(out, name, by);
   return out;
+}
+
+void counters::load() {
+  totals_ = read_table();
+}
+
+std::map<std::string, std::int64_t, std::less<>> counters::totals() {
+  // Inside a transaction the table holds its counts too, which may still roll back: read it as
+  // it is then, and keep nothing (the server reads outside transactions, from memory).
+  if (db_.in_transaction()) return read_table();
+  if (!totals_) load();
+  return *totals_;
+}
+
+std::int64_t counters::get(std::string_view name) {
+  if (!db_.in_transaction() && totals_) {  // the common case, without a copy
+    auto it = totals_->find(name);
+    return it != totals_->end() ? it->second : 0;
+  }
+  const auto all = totals();
+  auto it = all.find(name);
+  return it != all.end() ? it->second : 0;
+}
+
+std::map<std::string, std::int64_t> counters::all() {
+  const auto all = totals();
+  return {all.begin(), all.end()};
 }
 
 void counters::persist() {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,23 +30,33 @@ class counters {
   /// UPSERT value = value + by inside the caller's transaction (committed facts). Throws
   /// std::logic_error when no transaction is open: the count would commit apart from its fact.
   void increment_in_transaction(std::string_view name, std::int64_t by = 1);
-  /// Stored plus not yet persisted; 0 for a counter never incremented.
+  /// Stored plus not yet persisted; 0 for a counter never incremented. Outside a transaction
+  /// from memory (O(1)): the table is read once (load(), or the first call), then every
+  /// increment follows, a committed fact once its transaction commits. So one object per
+  /// database: another's persist() is not seen. Inside a transaction, read from the table.
   [[nodiscard]] std::int64_t get(std::string_view name);
   /// Every counter with its value, as get() reads it.
   [[nodiscard]] std::map<std::string, std::int64_t> all();
+  /// Reads the table again (at start-up, after it was wiped), adding what is not persisted yet.
+  void load();
   /// Writes the in-memory counts in one transaction of its own; they are forgotten only once it
   /// committed, so a failure loses nothing. Must not be called inside a transaction.
   void persist();
   /// True while some count lives only in memory.
   [[nodiscard]] bool has_pending() const noexcept { return !pending_.empty(); }
-  /// Forgets the in-memory counts (POST /_mock/reset).
+  /// Forgets the counts not persisted yet (POST /_mock/reset, which then load()s again).
   void discard_pending() noexcept { pending_.clear(); }
 
  private:
   void upsert(std::string_view name, std::int64_t by);
 
+  [[nodiscard]] std::map<std::string, std::int64_t, std::less<>> read_table();
+  [[nodiscard]] std::map<std::string, std::int64_t, std::less<>> totals();
+
   database& db_;
   std::map<std::string, std::int64_t, std::less<>> pending_;
+  /// Stored plus pending, by name; empty until loaded.
+  std::optional<std::map<std::string, std::int64_t, std::less<>>> totals_;
 };
 
 }  // namespace idem::mock

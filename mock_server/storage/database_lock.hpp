@@ -8,15 +8,18 @@
 
 namespace idem::mock {
 
-/// An exclusive, non-blocking flock on `db_path + ".lock"`, held for the object's life; the
-/// holder's pid is written into the file for the message a second server shows. No lock (and no
-/// file) for ":memory:" or an empty path. The lock file stays in place on release: removing it
-/// would race with the next holder.
+/// An exclusive, non-blocking flock on `CANONICAL + ".lock"`, held for the object's life, where
+/// CANONICAL is `db_path` with its symlinks, "." and ".." resolved (the file SQLite opens): two
+/// spellings of one database, a symlink among them, take the same lock. The lock file is opened
+/// without following a symlink and without truncating it; the holder's pid is written into it
+/// (for the message a second server shows) only once the lock is held. No lock (and no file) for
+/// ":memory:" or an empty path. The lock file stays in place on release: removing it would race
+/// with the next holder. (Two hard links to one database are two names: not covered.)
 class database_lock {
  public:
   /// Throws std::runtime_error naming the file (and the holder's pid when known) if another
   /// process, or another server in this process, holds the lock, or if the lock file cannot be
-  /// created.
+  /// created, is a symlink, or is not a regular file with one name.
   explicit database_lock(const std::string& db_path);
   ~database_lock();
   database_lock(const database_lock&) = delete;

@@ -1,5 +1,6 @@
 #include "mock_server/storage/order_store.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -77,7 +78,9 @@ bool order_store::insert_order(const order& o) {
       .bind(8, o.status)
       .bind(9, o.created_at_ms)
       .run();
-  return db_.changes() == 1;
+  if (db_.changes() != 1) return false;
+  after_commit([](counts& c, std::int64_t) { ++c.orders; }, 0);
+  return true;
 }
 
 std::optional<order> order_store::find_order(std::string_view principal, std::string_view id) {
@@ -143,6 +146,7 @@ void order_store::insert_payment(const payment& p) {
       .bind(6, p.provider_charge_id)
       .bind(7, p.created_at_ms)
       .run();
+  after_commit([](counts& c, std::int64_t) { ++c.payments; }, 0);
 }
 
 bool order_store::mark_refunded(std::string_view payment_id) {
@@ -159,20 +163,58 @@ void order_store::note_key_for_business_id(std::string_view principal,
       "INSERT INTO business_id_keys (principal, merchant_order_id, idem_key) VALUES (?1, ?2, ?3)"
       " ON CONFLICT DO NOTHING");
   stmt.bind(1, principal).bind(2, merchant_order_id).bind(3, key).run();
+  if (db_.changes() != 1 || !counts_) return;
+  // Rows are never deleted but by a wipe, so the largest count only grows: this one's count,
+  // read through the primary key, is all it takes.
+  auto& keys = db_.prepare(
+      "SELECT COUNT(*) FROM business_id_keys WHERE principal = ?1 AND merchant_order_id = ?2");
+  keys.bind(1, principal).bind(2, merchant_order_id);
+  const std::int64_t n = keys.step() ? keys.int64(0) : 0;
+  keys.reset();
+  after_commit(
+      [](counts& c, std::int64_t keys_of_this_id) {
+        c.max_keys_per_business_id = std::max(c.max_keys_per_business_id, keys_of_this_id);
+      },
+      n);
+}
+
+order_store::counts order_store::counted() {
+  return counts{
+      .orders = db_.single_int64("SELECT COUNT(*) FROM orders"),
+      .payments = db_.single_int64("SELECT COUNT(*) FROM payments"),
+      .max_keys_per_business_id =
+          db_.single_int64("SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n"
+                           " FROM business_id_keys GROUP BY principal, merchant_order_id)"),
+  };
+}
+
+order_store::counts order_store::current() {
+  if (db_.in_transaction()) return counted();
+  if (!counts_) counts_ = counted();
+  return *counts_;
+}
+
+void order_store::load_counts() {
+  counts_ = counted();
+}
+
+void order_store::after_commit(void (*change)(counts&, std::int64_t), std::int64_t value) {
+  if (!counts_) return;
+  db_.after_commit([this, change, value] {
+    if (counts_) change(*counts_, value);
+  });
 }
 
 std::int64_t order_store::max_keys_per_business_id() {
-  return db_.single_int64(
-      "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n"
-      " FROM business_id_keys GROUP BY principal, merchant_order_id)");
+  return current().max_keys_per_business_id;
 }
 
 std::int64_t order_store::count_orders() {
-  return db_.single_int64("SELECT COUNT(*) FROM orders");
+  return current().orders;
 }
 
 std::int64_t order_store::count_payments() {
-  return db_.single_int64("SELECT COUNT(*) FROM payments");
+  return current().payments;
 }
 
 nlohmann::json to_json(const order& o, const std::vector<payment>& payments) {

@@ -65,14 +65,34 @@ class order_store {
   /// Records that `key` tried to create `merchant_order_id` (INSERT OR IGNORE).
   void note_key_for_business_id(std::string_view principal, std::string_view merchant_order_id,
                                 std::string_view key);
+  // The three counts below are kept in memory (O(1)): counted from the tables once
+  // (load_counts(), or the first call), then followed by this store's inserts as their
+  // transactions commit.
+
   /// The largest number of distinct keys recorded for one (principal, merchant_order_id); 0 if
   /// none.
   [[nodiscard]] std::int64_t max_keys_per_business_id();
   [[nodiscard]] std::int64_t count_orders();
   [[nodiscard]] std::int64_t count_payments();
+  /// Counts the tables again (at start-up, after they were wiped). Outside a transaction.
+  void load_counts();
 
  private:
+  struct counts {
+    std::int64_t orders = 0;
+    std::int64_t payments = 0;
+    std::int64_t max_keys_per_business_id = 0;
+  };
+  [[nodiscard]] counts counted();
+  /// The counts, loaded if needed; inside a transaction counted afresh and not kept (the tables
+  /// then hold what may still roll back).
+  [[nodiscard]] counts current();
+  /// Applies `change` to the counts once the current transaction commits (nothing while they
+  /// are not loaded yet: loading counts the change).
+  void after_commit(void (*change)(counts&, std::int64_t), std::int64_t value);
+
   database& db_;
+  std::optional<counts> counts_;
 };
 
 /// The JSON representation of an order as the API returns it (with its payments):

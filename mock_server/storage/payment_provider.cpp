@@ -38,6 +38,12 @@ provider_charge payment_provider::charge(std::string_view provider_key, std::str
       .bind(6, captured ? 1 : 0)
       .bind(7, now_ms)
       .run();
+  // In autocommit: the charge has committed, the counts follow it at once.
+  if (db_.changes() == 1 && captured && counts_) {
+    ++counts_->captured_charges;
+    // The order's second open charge makes it an order charged twice; a third adds nothing.
+    if (open_charges_of(order_id) == 2) ++counts_->orders_with_multiple_charges;
+  }
   auto stored = find(provider_key);
   if (!stored) throw std::logic_error("payment_provider::charge: charge vanished after insert");
   return *stored;
@@ -78,6 +84,19 @@ bool payment_provider::refund(std::string_view refund_key, std::string_view char
   if (db_.changes() == 1) {
     auto& mark = db_.prepare("UPDATE provider_charges SET refunded = 1 WHERE charge_id = ?1");
     mark.bind(1, charge_id).run();
+    if (counts_) {
+      auto& order = db_.prepare("SELECT order_id FROM provider_charges WHERE charge_id = ?1");
+      order.bind(1, charge_id);
+      const std::string order_id = order.step() ? order.text(0) : std::string{};
+      order.reset();
+      // Back to one open charge: the order is no longer charged twice.
+      const bool repaired = open_charges_of(order_id) == 1;
+      db_.after_commit([this, repaired] {
+        if (!counts_) return;
+        ++counts_->refunds;
+        if (repaired) --counts_->orders_with_multiple_charges;
+      });
+    }
   }
   auto& state = db_.prepare("SELECT refunded FROM provider_charges WHERE charge_id = ?1");
   state.bind(1, charge_id);
@@ -87,19 +106,45 @@ bool payment_provider::refund(std::string_view refund_key, std::string_view char
   return refunded;
 }
 
+std::int64_t payment_provider::open_charges_of(std::string_view order_id) {
+  auto& stmt = db_.prepare(
+      "SELECT COUNT(*) FROM provider_charges WHERE order_id = ?1 AND captured = 1 AND refunded = "
+      "0");
+  stmt.bind(1, order_id);
+  const std::int64_t n = stmt.step() ? stmt.int64(0) : 0;
+  stmt.reset();
+  return n;
+}
+
+void payment_provider::load_counts() {
+  counts_ = counts{
+      .captured_charges =
+          db_.single_int64("SELECT COUNT(*) FROM provider_charges WHERE captured = 1"),
+      .refunds = db_.single_int64("SELECT COUNT(*) FROM provider_refunds"),
+      // A refunded extra charge is a duplicate that was repaired; only money still taken counts.
+      .orders_with_multiple_charges = db_.single_int64(
+          "SELECT COUNT(*) FROM (SELECT order_id FROM provider_charges"
+          " WHERE captured = 1 AND refunded = 0 GROUP BY order_id HAVING COUNT(*) > 1)"),
+  };
+}
+
+payment_provider::counts payment_provider::current() {
+  // The provider commits on its own, so its tables never hold what may roll back: loading is
+  // safe at any time.
+  if (!counts_) load_counts();
+  return *counts_;
+}
+
 std::int64_t payment_provider::captured_charges() {
-  return db_.single_int64("SELECT COUNT(*) FROM provider_charges WHERE captured = 1");
+  return current().captured_charges;
 }
 
 std::int64_t payment_provider::refunds() {
-  return db_.single_int64("SELECT COUNT(*) FROM provider_refunds");
+  return current().refunds;
 }
 
 std::int64_t payment_provider::orders_with_multiple_charges() {
-  // A refunded extra charge is a duplicate that was repaired; only money still taken counts.
-  return db_.single_int64(
-      "SELECT COUNT(*) FROM (SELECT order_id FROM provider_charges"
-      " WHERE captured = 1 AND refunded = 0 GROUP BY order_id HAVING COUNT(*) > 1)");
+  return current().orders_with_multiple_charges;
 }
 
 }  // namespace idem::mock

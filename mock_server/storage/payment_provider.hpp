@@ -40,14 +40,29 @@ class payment_provider {
   /// another key does nothing. True when the charge is (now) refunded.
   bool refund(std::string_view refund_key, std::string_view charge_id, std::int64_t now_ms);
 
+  // The three counts below are kept in memory (O(1)): counted from the tables once
+  // (load_counts(), or the first call), then followed by the charges and refunds made here.
+
   /// Captured charges ever made (refunded ones included).
   [[nodiscard]] std::int64_t captured_charges();
   [[nodiscard]] std::int64_t refunds();
   /// Orders with more than one captured charge that was not refunded.
   [[nodiscard]] std::int64_t orders_with_multiple_charges();
+  /// Counts the tables again (at start-up, after they were wiped). Outside a transaction.
+  void load_counts();
 
  private:
+  struct counts {
+    std::int64_t captured_charges = 0;
+    std::int64_t refunds = 0;
+    std::int64_t orders_with_multiple_charges = 0;
+  };
+  [[nodiscard]] counts current();
+  /// Captured charges of the order that are not refunded (through the index by order).
+  [[nodiscard]] std::int64_t open_charges_of(std::string_view order_id);
+
   database& db_;
+  std::optional<counts> counts_;
 };
 
 }  // namespace idem::mock

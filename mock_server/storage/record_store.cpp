@@ -87,7 +87,9 @@ bool record_store::try_claim(const claim_request& claim) {
       .bind(8, claim.request_id)
       .bind(9, claim.request)
       .run();
-  return db_.changes() == 1;
+  if (db_.changes() != 1) return false;
+  rows_changed(1);
+  return true;
 }
 
 std::optional<idempotency_record> record_store::claim(const claim_request& claim) {
@@ -171,10 +173,12 @@ bool record_store::set_recovery_point(std::int64_t id, std::string_view owner,
 bool record_store::complete(std::int64_t id, std::string_view owner,
                             const stored_response& response, std::int64_t now_ms,
                             std::int64_t expires_at_ms) {
-  // The lease ends with the execution: lease_expires_at records when that was.
+  // The lease ends with the execution: lease_expires_at records when that was. The request was
+  // kept for the completer only; a replay needs the response and the fingerprint alone.
   auto& stmt = db_.prepare(
       "UPDATE idempotency_records SET state = 'COMPLETED', response_status = ?1,"
-      " response_headers = ?2, response_body = ?3, lease_expires_at = ?4, expires_at = ?5"
+      " response_headers = ?2, response_body = ?3, lease_expires_at = ?4, expires_at = ?5,"
+      " request = ''"
       " WHERE id = ?6 AND state = 'PROCESSING' AND lease_owner = ?7");
   stmt.bind(1, response.status)
       .bind(2, headers_to_json(response.headers))
@@ -202,7 +206,9 @@ bool record_store::release(std::int64_t id, std::string_view owner) {
       "DELETE FROM idempotency_records"
       " WHERE id = ?1 AND state = 'PROCESSING' AND lease_owner = ?2");
   stmt.bind(1, id).bind(2, owner).run();
-  return db_.changes() == 1;
+  if (db_.changes() != 1) return false;
+  rows_changed(-1);
+  return true;
 }
 
 bool record_store::expire_lease(std::int64_t id, std::string_view owner, std::int64_t now_ms) {
@@ -219,7 +225,9 @@ bool record_store::delete_if_expired(std::int64_t id, std::int64_t now_ms) {
       "DELETE FROM idempotency_records"
       " WHERE id = ?1 AND state = 'COMPLETED' AND expires_at <= ?2");
   stmt.bind(1, id).bind(2, now_ms).run();
-  return db_.changes() == 1;
+  if (db_.changes() != 1) return false;
+  rows_changed(-1);
+  return true;
 }
 
 std::int64_t record_store::purge_expired(std::int64_t now_ms) {
@@ -227,7 +235,9 @@ std::int64_t record_store::purge_expired(std::int64_t now_ms) {
   auto& stmt =
       db_.prepare("DELETE FROM idempotency_records WHERE state = 'COMPLETED' AND expires_at <= ?1");
   stmt.bind(1, now_ms).run();
-  return db_.changes();
+  const auto purged = db_.changes();
+  if (purged > 0) rows_changed(-purged);
+  return purged;
 }
 
 std::int64_t record_store::expire_all_leases() {
@@ -238,11 +248,21 @@ std::int64_t record_store::expire_all_leases() {
 }
 
 std::int64_t record_store::count() {
-  auto& stmt = db_.prepare("SELECT COUNT(*) FROM idempotency_records");
-  stmt.step();
-  auto n = stmt.int64(0);
-  stmt.reset();
-  return n;
+  // Inside a transaction the table holds what may still roll back: count it, keep nothing.
+  if (db_.in_transaction()) return db_.single_int64("SELECT COUNT(*) FROM idempotency_records");
+  if (!count_) load_count();
+  return *count_;
+}
+
+void record_store::load_count() {
+  count_ = db_.single_int64("SELECT COUNT(*) FROM idempotency_records");
+}
+
+void record_store::rows_changed(std::int64_t delta) {
+  if (!count_) return;
+  db_.after_commit([this, delta] {
+    if (count_) *count_ += delta;
+  });
 }
 
 }  // namespace idem::mock

@@ -43,8 +43,8 @@ struct idempotency_record {
   std::int64_t created_at_ms = 0;
   std::optional<std::int64_t> expires_at_ms;  ///< set when completed
   std::string request_id;                     ///< unique per record, stable across takeovers
-  /// The request as the completer needs it (`{"path", "param", "body"}`, JSON text); "" in
-  /// records written by servers that did not keep it.
+  /// The request as the completer needs it (`{"path", "body"}`, JSON text) while the record is
+  /// PROCESSING; "" once it is COMPLETED and in records written by servers that did not keep it.
   std::string request;
 };
 
@@ -87,7 +87,8 @@ class record_store {
   /// Records progress; only the current lease owner of a PROCESSING record may.
   bool set_recovery_point(std::int64_t id, std::string_view owner, std::string_view point,
                           std::string_view resource_id);
-  /// PROCESSING -> COMPLETED with the response; only the current lease owner may.
+  /// PROCESSING -> COMPLETED with the response; only the current lease owner may. The request
+  /// kept for the completer is dropped: a replay needs only the response and the fingerprint.
   bool complete(std::int64_t id, std::string_view owner, const stored_response& response,
                 std::int64_t now_ms, std::int64_t expires_at_ms);
   /// True while `owner` holds the lease of this PROCESSING record. Executors check it before
@@ -108,10 +109,18 @@ class record_store {
   /// At start-up: every PROCESSING record's lease is set to 0 (expired), since their executors
   /// died with the previous process. Returns how many.
   std::int64_t expire_all_leases();
+  /// Records stored. Kept in memory (O(1)): counted from the table once (load_count(), or the
+  /// first call), then followed by this store's inserts and deletes as their transactions commit.
   [[nodiscard]] std::int64_t count();
+  /// Counts the table again (at start-up, after the tables were wiped). Outside a transaction.
+  void load_count();
 
  private:
+  /// Follows a committed change of `delta` rows (nothing while the count is not loaded yet).
+  void rows_changed(std::int64_t delta);
+
   database& db_;
+  std::optional<std::int64_t> count_;
 };
 
 }  // namespace idem::mock

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS idempotency_records (
   expires_at       INTEGER,           -- completion time + TTL; NULL while PROCESSING
   request_id       TEXT    NOT NULL,
   -- What the completer needs to finish an abandoned execution without its client:
-  -- {"path", "param", "body"} as JSON ('' in files written before it existed).
+  -- {"path", "body"} as JSON, the body cut to what the operation reads; '' once COMPLETED
+  -- (and in files written before it existed).
   request          TEXT    NOT NULL DEFAULT '',
   -- The only arbiter of who executes a key (contract section 3).
   UNIQUE (principal, operation, idem_key),

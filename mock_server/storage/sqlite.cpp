@@ -2,14 +2,15 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <climits>
 
 namespace idem::mock {
 
 namespace {
 
-// Long enough for another connection's short write transaction to finish, short enough that a
-// stuck writer turns into an error the request handler answers with `500 internal`.
+// Long enough for another connection's short write transaction to finish. The mock server uses
+// it while it starts (migrations, expiring old leases) and then sets its own (server_state.cpp).
 constexpr int busy_timeout_ms = 5000;
 
 // The header promises the primary result code (SQLITE_FULL, not SQLITE_FULL | extended bits).
@@ -35,6 +36,10 @@ int checked_size(std::string_view text) {
 
 sqlite_error::sqlite_error(int code, const std::string& what)
     : std::runtime_error(what), code_(code) {}
+
+bool sqlite_error::busy() const noexcept {
+  return code_ == SQLITE_BUSY;
+}
 
 // ---------------------------------------------------------------------------------------------
 // statement
@@ -192,6 +197,26 @@ bool database::in_transaction() const {
   return sqlite3_get_autocommit(db_) == 0;
 }
 
+void database::set_busy_timeout(std::chrono::milliseconds timeout) {
+  const auto ms = std::clamp<std::int64_t>(timeout.count(), 0, INT_MAX);
+  sqlite3_busy_timeout(db_, static_cast<int>(ms));
+}
+
+void database::after_commit(std::function<void()> f) {
+  if (in_transaction()) {
+    after_commit_.push_back(std::move(f));
+  } else {
+    f();
+  }
+}
+
+void database::run_after_commit() {
+  auto pending = std::move(after_commit_);
+  after_commit_.clear();
+  for (auto& f : pending)
+    f();
+}
+
 // ---------------------------------------------------------------------------------------------
 // transaction
 
@@ -203,6 +228,7 @@ transaction::transaction(database& db) : db_(db) {
 
 transaction::~transaction() {
   if (done_) return;
+  db_.after_commit_.clear();  // what was to follow a commit follows nothing now
   // Some errors (SQLITE_FULL, SQLITE_IOERR, ...) roll the transaction back by themselves; a
   // second ROLLBACK would only fail. Errors are ignored: a destructor must not throw.
   if (db_.in_transaction()) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
@@ -213,6 +239,7 @@ void transaction::commit() {
   // the transaction open, and the destructor then rolls it back.
   db_.exec("COMMIT");
   done_ = true;
+  db_.run_after_commit();
 }
 
 }  // namespace idem::mock

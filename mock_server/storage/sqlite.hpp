@@ -5,6 +5,7 @@
 // throw sqlite_error inside the server core; the request handler turns them into `500 internal` and
 // nothing half-written stays (the transaction rolls back).
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -24,6 +26,9 @@ class sqlite_error : public std::runtime_error {
  public:
   sqlite_error(int code, const std::string& what);
   [[nodiscard]] int code() const noexcept { return code_; }
+  /// SQLITE_BUSY: another connection (another process: the server has one writer) holds the
+  /// lock this statement needed. Nothing of this statement was done.
+  [[nodiscard]] bool busy() const noexcept;
 
  private:
   int code_;
@@ -72,7 +77,8 @@ class statement {
 
 /// One SQLite connection. Opens (creating) the file, sets WAL journal mode, synchronous=NORMAL
 /// (durable against a killed process: every committed transaction is in the WAL before COMMIT
-/// returns), a busy timeout, and foreign keys on. `":memory:"` is allowed.
+/// returns), a busy timeout of 5 s (set_busy_timeout changes it), and foreign keys on.
+/// `":memory:"` is allowed.
 /// Not thread-safe: one connection per thread (the mock server uses one thread).
 class database {
  public:
@@ -93,8 +99,19 @@ class database {
   [[nodiscard]] std::int64_t last_insert_rowid() const;
   [[nodiscard]] bool in_transaction() const;
   [[nodiscard]] sqlite3* handle() const noexcept { return db_; }
+  /// How long a statement waits for a lock another connection holds before it fails with
+  /// SQLITE_BUSY (sqlite_error::busy()); 0: it fails at once.
+  void set_busy_timeout(std::chrono::milliseconds timeout);
+
+  /// Runs `f` once the open `transaction` has committed, or at once when none is open (the
+  /// statement that called for it has committed by itself); a rollback drops it. For what is
+  /// kept beside the database (counts in memory) and must follow only what was committed.
+  void after_commit(std::function<void()> f);
 
  private:
+  friend class transaction;
+  void run_after_commit();
+
   // Looked up by string_view: a request's dozen lookups allocate no key.
   struct sql_hash {
     using is_transparent = void;
@@ -105,6 +122,7 @@ class database {
 
   sqlite3* db_ = nullptr;
   std::unordered_map<std::string, std::unique_ptr<statement>, sql_hash, std::equal_to<>> cache_;
+  std::vector<std::function<void()>> after_commit_;  ///< of the open transaction
 };
 
 /// `BEGIN IMMEDIATE` on construction; `commit()` commits; the destructor rolls back a

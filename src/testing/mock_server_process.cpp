@@ -29,6 +29,11 @@ mock_result<void> check(const mock_server_options& o) {
     return invalid("fault_seed needs a preset or fault rules");
   }
   if (o.admin_token.empty()) return invalid("the admin token is empty");
+  for (char c : o.admin_token) {
+    // What the server takes from a token file (and a client can send as a bearer token).
+    if (c < '!' || c > '~')
+      return invalid("the admin token has a character other than visible ASCII");
+  }
   for (const auto& t : o.tenant_tokens) {
     if (t.empty()) return invalid("a tenant token is empty");
     if (t == o.admin_token) return invalid("a tenant token is the admin token");
@@ -71,6 +76,7 @@ struct mock_server_process::state {
         dir(std::move(d)),
         db_path(options.db_path.empty() ? dir.path() + "/mock.db" : options.db_path),
         log_path(dir.path() + "/server.log"),
+        token_path(dir.path() + "/admin-token"),
         faults_path(options.faults ? dir.path() + "/faults.json" : std::string{}) {}
 
   mock_server_options options;
@@ -78,15 +84,18 @@ struct mock_server_process::state {
   detail::temp_directory dir;
   std::string db_path;
   std::string log_path;
+  /// The admin token goes to the server in this file (in the kit's own directory), not on its
+  /// command line, where any local user reads it in /proc/PID/cmdline.
+  std::string token_path;
   std::string faults_path;
   std::uint16_t port = 0;  ///< 0 before the first start: any free port
   mock_admin admin{"", ""};
   std::optional<detail::server_child> child;
 
   [[nodiscard]] std::vector<std::string> arguments() const {
-    std::vector<std::string> args{"--listen",      "127.0.0.1:" + std::to_string(port),
-                                  "--db",          db_path,
-                                  "--admin-token", options.admin_token};
+    std::vector<std::string> args{
+        "--listen", "127.0.0.1:" + std::to_string(port), "--db", db_path, "--admin-token-file",
+        token_path};
     if (!options.preset.empty()) args.insert(args.end(), {"--faults", "preset:" + options.preset});
     if (options.faults) args.insert(args.end(), {"--faults", faults_path});
     if (options.fault_seed) {
@@ -132,6 +141,13 @@ mock_result<mock_server_process> mock_server_process::start(mock_server_options 
 
   auto s = std::make_unique<state>(std::move(options), std::move(binary).value(),
                                    std::move(dir).value());
+  {
+    std::ofstream out{s->token_path, std::ios::binary};
+    out << s->options.admin_token << '\n';
+    if (!out.flush()) {
+      return mock_error{mock_errc::temp_dir_failed, "cannot write " + s->token_path};
+    }
+  }
   if (s->options.faults) {
     std::ofstream out{s->faults_path, std::ios::binary};
     out << s->options.faults->to_json().dump(2) << '\n';

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "idem/testing/find_mock_server.hpp"
@@ -54,6 +56,21 @@ TEST(MockServerProcess, TokensOfOneAccountShareTheirKeysAsOptionsOrAtRunTime) {
                 .res.header("Idempotent-Replayed"),
             "true");
   EXPECT_EQ(server->admin().stats()->orders, 1);
+}
+
+// Any local user reads a process's command line in /proc: the admin token must not be on it.
+TEST(MockServerProcess, TheAdminTokenIsNotOnTheServersCommandLine) {
+  auto o = options();
+  o.admin_token = "kit-admin-secret-4711";
+  auto server = kit::mock_server_process::start(o);
+  ASSERT_TRUE(server.ok()) << server;
+  std::ifstream in{"/proc/" + std::to_string(server->pid()) + "/cmdline", std::ios::binary};
+  std::stringstream cmdline;
+  cmdline << in.rdbuf();
+  ASSERT_FALSE(cmdline.str().empty());
+  EXPECT_EQ(cmdline.str().find("kit-admin-secret-4711"), std::string::npos) << cmdline.str();
+  auto stats = server->admin().stats();  // the server knows the token all the same
+  EXPECT_TRUE(stats.ok()) << stats;
 }
 
 TEST(MockServerProcess, StopEndsItGracefullyAndTwiceIsAnError) {

@@ -19,7 +19,8 @@ struct mock_server_options {
   /// The idem-mock-server to run; empty: looked up (find_mock_server: $IDEM_MOCK_SERVER, the
   /// installed package's bin directory, PATH).
   std::string binary{};
-  /// Guards /_mock/*; mock_server_process::admin() uses it.
+  /// Guards /_mock/*; mock_server_process::admin() uses it. Visible ASCII. The server gets it in
+  /// a file of the kit's private directory (--admin-token-file), never on its command line.
   std::string admin_token = "idem-testing-admin";
   /// Tokens for the app under test (the server takes any bearer token as one principal; these
   /// are names to hand out, mock_server_process::tenant_token(i)). Must not hold the admin token.

@@ -4,17 +4,22 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "mock_server/state/server_state.hpp"
 #include "tests/support/http/api_client.hpp"
-#include "tests/support/processes/child_process.hpp"
 #include "tests/support/http/fault_rules.hpp"
 #include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/processes/child_process.hpp"
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace idem::testing {
 namespace {
@@ -67,6 +72,57 @@ TEST(DatabaseLock, InMemoryDatabasesNeedNoLock) {
     mock::server_state a{test_server_options()};
     mock::server_state b{test_server_options()};
   });
+}
+
+// The lock went by the path string: a symlink to the database started a second server on it.
+TEST(DatabaseLock, ASymlinkToTheDatabaseNamesTheSameLock) {
+  temp_dir dir;
+  const auto real = dir.file("real.db");
+  const auto link = dir.file("link.db");
+  mock::database_lock first{real};
+  { mock::database create{real}; }
+  std::filesystem::create_symlink(real, link);
+  EXPECT_THROW(mock::database_lock{link}, std::runtime_error);
+  // A relative spelling of the same file too.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  std::filesystem::create_directory(dir.file("sub"));
+  EXPECT_THROW(mock::database_lock{"./sub/../real.db"}, std::runtime_error);
+  std::filesystem::current_path(cwd);
+}
+
+std::string lock_file_contents(const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The lock file was opened through a symlink and truncated: it overwrote another file with the
+// pid of the server.
+TEST(DatabaseLock, ALockFileThatIsASymlinkIsRefusedAndItsTargetLeftAlone) {
+  temp_dir dir;
+  const auto victim = dir.file("precious.txt");
+  std::ofstream{victim} << "keep me\n";
+  std::filesystem::create_symlink(victim, dir.file("app.db.lock"));
+  try {
+    mock::database_lock lock{dir.file("app.db")};
+    ADD_FAILURE() << "a symlinked lock file was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string{e.what()}.find("app.db.lock"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(lock_file_contents(victim), "keep me\n");
+}
+
+// A second server that finds the lock held must not touch the holder's pid in the file.
+TEST(DatabaseLock, ARefusedServerLeavesTheHoldersPidInPlace) {
+  temp_dir dir;
+  const auto db = dir.file("app.db");
+  mock::database_lock first{db};
+  const auto before = lock_file_contents(db + ".lock");
+  ASSERT_EQ(before, std::to_string(::getpid()) + "\n");
+  EXPECT_THROW(mock::database_lock{db}, std::runtime_error);
+  EXPECT_EQ(lock_file_contents(db + ".lock"), before);
 }
 
 }  // namespace
