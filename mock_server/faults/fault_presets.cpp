@@ -10,7 +10,7 @@ using json = nlohmann::json;
 // Every rule matches writes only (POST): the reads a test makes to check its results, and the
 // SDK's lookups, are left alone. Probabilities are per request and per stage: the first rule of a
 // stage that wins its draw fires. The seeds make a run repeatable; any seed is as good.
-constexpr std::array<fault_preset, 4> presets{{
+constexpr std::array<fault_preset, 5> presets{{
     {"lost-responses",
      "the response is lost or replaced by a gateway error after the commit: a retry must be "
      "replayed, never executed again",
@@ -39,9 +39,19 @@ constexpr std::array<fault_preset, 4> presets{{
   {"match": {"method": "POST"}, "fault": "stall_after_commit", "delay_ms": 3000,
    "probability": 0.1}
 ]})"},
+    // Certain, unlike the others: a hold fails nothing (every request goes through when it ends),
+    // and a duplicate must be sure to meet it. Half a second is long enough for a duplicate sent
+    // at once to arrive during it, short enough that a test under it stays quick.
+    {"in-progress",
+     "every write is held in PROCESSING for 500 ms before it executes: a duplicate sent meanwhile "
+     "meets 409 idempotency-request-in-progress with Retry-After, or waits with Prefer: wait",
+     R"({"seed": 1, "rules": [
+  {"match": {"method": "POST"}, "fault": "hold_in_processing", "delay_ms": 500}
+]})"},
     {"everything",
-     "every fault of the contract at once, each at a moderate rate (run the server with a short "
-     "--lease: crashed executions are taken over when it runs out)",
+     "every fault of the contract at once (but hold_in_processing: its delay holds executions "
+     "too), each at a moderate rate (run the server with a short --lease: crashed executions are "
+     "taken over when it runs out)",
      R"({"seed": 1, "rules": [
   {"match": {"method": "POST"}, "fault": "reset_before_processing", "probability": 0.05},
   {"match": {"method": "POST"}, "fault": "status_before_processing", "status": 503,

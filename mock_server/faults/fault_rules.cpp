@@ -18,7 +18,7 @@ struct fault_info {
   fault_stage stage;
 };
 
-constexpr std::array<fault_info, 8> fault_table{{
+constexpr std::array<fault_info, 9> fault_table{{
     {fault_kind::delay, "delay", fault_stage::execution},
     {fault_kind::reset_before_processing, "reset_before_processing", fault_stage::arrival},
     {fault_kind::status_before_processing, "status_before_processing", fault_stage::arrival},
@@ -28,6 +28,7 @@ constexpr std::array<fault_info, 8> fault_table{{
     {fault_kind::stall_after_commit, "stall_after_commit", fault_stage::after_commit},
     {fault_kind::crash_during_processing, "crash_during_processing", fault_stage::execution},
     {fault_kind::provider_timeout, "provider_timeout", fault_stage::provider},
+    {fault_kind::hold_in_processing, "hold_in_processing", fault_stage::execution},
 }};
 
 const fault_info& info_of(fault_kind kind) noexcept {
@@ -51,7 +52,8 @@ std::optional<fault_kind> fault_from_name(std::string_view name) {
 }
 
 bool uses_delay(fault_kind k) {
-  return k == fault_kind::delay || k == fault_kind::stall_after_commit;
+  return k == fault_kind::delay || k == fault_kind::stall_after_commit ||
+         k == fault_kind::hold_in_processing;
 }
 bool uses_status(fault_kind k) {
   return k == fault_kind::status_before_processing || k == fault_kind::status_after_commit;

@@ -23,6 +23,7 @@ enum class fault_kind {
   stall_after_commit,          // stage: after_commit
   crash_during_processing,     // stage: execution
   provider_timeout,            // stage: provider
+  hold_in_processing,          // stage: execution
 };
 
 /// Where in a request's life a fault can fire.
@@ -36,11 +37,12 @@ struct fault_rule {
   std::optional<std::string> method;  ///< absent: any method
   std::optional<std::string> route;   ///< route template or concrete path; absent: any
   fault_kind fault = fault_kind::delay;
-  double probability = 1.0;               ///< 0..1
-  std::optional<std::int64_t> times;      ///< absent: unlimited
-  std::chrono::milliseconds delay{1000};  ///< `delay_ms` for delay and stall_after_commit
-  int status = 503;                       ///< for status_* faults
-  std::optional<int> retry_after_s;       ///< for status_before_processing
+  double probability = 1.0;           ///< 0..1
+  std::optional<std::int64_t> times;  ///< absent: unlimited
+  /// `delay_ms`: how long delay and hold_in_processing wait, how long stall_after_commit stalls
+  std::chrono::milliseconds delay{1000};
+  int status = 503;                  ///< for status_* faults
+  std::optional<int> retry_after_s;  ///< for status_before_processing
 };
 
 /// A complete rule set as PUT to /_mock/faults: `{"seed": 42, "rules": [...]}`.

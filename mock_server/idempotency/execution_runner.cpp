@@ -99,11 +99,21 @@ std::optional<fault_rule> execution_fault(server_state& state, const execution& 
   return rule;
 }
 
+void hold_lease_through(server_state& state, const execution& exec,
+                        const std::optional<fault_rule>& fault) {
+  if (!fault || fault->fault != fault_kind::hold_in_processing) return;
+  state.records.extend_lease(exec.record_id, exec.owner,
+                             state.lease_expiry_from_now() + fault->delay.count());
+}
+
 asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<execution_task> task,
                                     std::optional<fault_rule> fault) {
   auto& exec = task->exec;
   if (auto& rule = fault) {
-    if (rule->fault == fault_kind::delay) {
+    // A timer on the event loop: the thread serves every other request meanwhile. A server that
+    // stops or dies here leaves the record PROCESSING as claimed, nothing done; start-up expires
+    // its lease and the next request with the key takes it over and executes it.
+    if (rule->fault == fault_kind::delay || rule->fault == fault_kind::hold_in_processing) {
       asio::steady_timer timer{co_await asio::this_coro::executor, rule->delay};
       boost::system::error_code ec;
       co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -112,8 +122,9 @@ asio::awaitable<void> run_execution(server_state& state, std::shared_ptr<executi
     }
   }
   try {
-    // A slow executor (delay fault) may have lost its lease meanwhile: it must not act at all,
-    // not even ask the provider to refund what the new owner charged under the same key.
+    // A slow executor (delay fault, or a hold outrun by an advanced clock) may have lost its
+    // lease meanwhile: it must not act at all, not even ask the provider to refund what the new
+    // owner charged under the same key.
     auto result = state.records.is_owner(exec.record_id, exec.owner)
                       ? run_operation(state, exec)
                       : execution_result{.end = execution_end::lost_lease, .response = {}};

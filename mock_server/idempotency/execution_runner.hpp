@@ -25,7 +25,7 @@ struct execution_task {
 
 /// Never throws: storage failures become `500 internal` with the key freed (nothing happened
 /// yet) or the lease expired (after a side effect). Notifies the record's waiters at the end.
-/// `fault` is the execution-stage fault the claim drew for it (delay or crash), if any.
+/// `fault` is the execution-stage fault the claim drew for it (delay, hold or crash), if any.
 boost::asio::awaitable<void> run_execution(server_state& state,
                                            std::shared_ptr<execution_task> task,
                                            std::optional<fault_rule> fault);
@@ -33,6 +33,14 @@ boost::asio::awaitable<void> run_execution(server_state& state,
 /// Draws the execution-stage fault for an execution that is about to run (counted in
 /// `faults_injected`).
 [[nodiscard]] std::optional<fault_rule> execution_fault(server_state& state, const execution& exec);
+
+/// For a `hold_in_processing` fault, in the claim's transaction before it commits: lengthens the
+/// record's lease by the hold, so that it runs out no sooner than a lease taken when the hold
+/// ends. Duplicates then meet a live lease (409 or a wait) for the whole hold, never an expired
+/// one to take over; a `delay`, a slow executor, keeps its lease as claimed. Throws on storage
+/// failures, like the claim.
+void hold_lease_through(server_state& state, const execution& exec,
+                        const std::optional<fault_rule>& fault);
 
 /// The reply for an execution that ended with `result`: the stored response with
 /// `Idempotent-Replayed: false` and the after-commit faults, or what each other end calls for.

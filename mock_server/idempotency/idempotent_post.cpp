@@ -87,8 +87,8 @@ response in_progress(server_state& state, const idempotency_record& record) {
 // What forces the claim to commit on its own before the execution: a takeover (resuming from a
 // recovery point is the split path's job), an operation that calls the payment provider or the
 // completer (they commit on their own, outside any transaction), and an execution-stage fault
-// (a delay holds the lease while it waits; a crash must leave the record PROCESSING). A first
-// create has none of them.
+// (a delay or a hold keeps the record PROCESSING while it waits; a crash must leave it so). A
+// first create has none of them.
 bool runs_in_claim_transaction(const execution& exec, const std::optional<fault_rule>& fault) {
   return exec.route == route_id::create_order && !exec.takeover && !fault;
 }
@@ -186,6 +186,7 @@ asio::awaitable<reply> handle_idempotent_post(server_state& state, const request
           auto result = create_order_in(state, task->exec, txn);
           co_return reply_for(state, task->exec, result);
         }
+        hold_lease_through(state, task->exec, fault);
         txn.commit();  // the record is PROCESSING (its lease held) while the execution runs
         asio::co_spawn(co_await asio::this_coro::executor,
                        run_execution(state, task, std::move(fault)), asio::detached);

@@ -220,6 +220,15 @@ bool record_store::expire_lease(std::int64_t id, std::string_view owner, std::in
   return db_.changes() == 1;
 }
 
+bool record_store::extend_lease(std::int64_t id, std::string_view owner,
+                                std::int64_t expires_at_ms) {
+  auto& stmt = db_.prepare(
+      "UPDATE idempotency_records SET lease_expires_at = MAX(lease_expires_at, ?1)"
+      " WHERE id = ?2 AND state = 'PROCESSING' AND lease_owner = ?3");
+  stmt.bind(1, expires_at_ms).bind(2, id).bind(3, owner).run();
+  return db_.changes() == 1;
+}
+
 bool record_store::delete_if_expired(std::int64_t id, std::int64_t now_ms) {
   auto& stmt = db_.prepare(
       "DELETE FROM idempotency_records"

@@ -100,6 +100,9 @@ class record_store {
   /// Sets the lease of a PROCESSING record to expire at `now_ms` (the next request takes over);
   /// only its owner may.
   bool expire_lease(std::int64_t id, std::string_view owner, std::int64_t now_ms);
+  /// Makes the lease of a PROCESSING record run at least until `expires_at_ms` (lease time); only
+  /// its owner may, and a lease is never shortened.
+  bool extend_lease(std::int64_t id, std::string_view owner, std::int64_t expires_at_ms);
   /// Deletes a COMPLETED record whose expires_at <= now (used so an expired record counts as
   /// absent before the reaper gets to it). True if it deleted one.
   bool delete_if_expired(std::int64_t id, std::int64_t now_ms);

@@ -92,7 +92,8 @@ TEST(FaultConfigParsing, EveryFaultNameParsesToItsKind) {
   for (auto kind : {fault_kind::delay, fault_kind::reset_before_processing,
                     fault_kind::status_before_processing, fault_kind::drop_response_after_commit,
                     fault_kind::status_after_commit, fault_kind::stall_after_commit,
-                    fault_kind::crash_during_processing, fault_kind::provider_timeout}) {
+                    fault_kind::crash_during_processing, fault_kind::provider_timeout,
+                    fault_kind::hold_in_processing}) {
     const auto config =
         config_of(R"({"rules": [{"fault": ")" + std::string{to_string(kind)} + R"("}]})");
     ASSERT_EQ(config.rules.size(), 1u);
@@ -509,6 +510,52 @@ TEST(FaultInjector, RulesThatDoNotApplyConsumeNoRandomness) {
     (void)pick_post_orders(with_others, fault_stage::provider);
   }
   EXPECT_EQ(arrival_sequence(with_others, 200), arrival_sequence(alone, 200));
+}
+
+// --- hold_in_processing -------------------------------------------------------------------
+
+TEST(HoldInProcessingRule, ParsesWithItsHoldMatchDrawAndCount) {
+  const auto config = config_of(R"({"rules": [{"match": {"method": "POST", "route": "/v1/orders"},
+      "fault": "hold_in_processing", "delay_ms": 400, "probability": 0.5, "times": 2}]})");
+  ASSERT_EQ(config.rules.size(), 1u);
+  const auto& rule = config.rules[0];
+  EXPECT_EQ(rule.fault, fault_kind::hold_in_processing);
+  EXPECT_EQ(rule.delay, 400ms);
+  EXPECT_EQ(rule.method, "POST");
+  EXPECT_EQ(rule.route, "/v1/orders");
+  EXPECT_DOUBLE_EQ(rule.probability, 0.5);
+  EXPECT_EQ(rule.times, 2);
+  EXPECT_EQ(config_of(R"({"rules": [{"fault": "hold_in_processing"}]})").rules.at(0).delay, 1000ms);
+}
+
+TEST(HoldInProcessingRule, RoundTripsThroughToJsonWithItsHold) {
+  const auto original = config_of(R"({"seed": 3, "rules": [{"match": {"route": "/v1/orders"},
+      "fault": "hold_in_processing", "delay_ms": 250, "times": 1}]})");
+  const json first = to_json(original);
+  EXPECT_EQ(first.at("rules").at(0).at("fault"), "hold_in_processing");
+  EXPECT_EQ(first.at("rules").at(0).at("delay_ms"), 250);
+  auto reparsed = parse_fault_config(first);
+  ASSERT_TRUE(std::holds_alternative<fault_config>(reparsed)) << std::get<std::string>(reparsed);
+  EXPECT_EQ(to_json(std::get<fault_config>(reparsed)), first);
+}
+
+TEST(HoldInProcessingRule, AHoldLongerThanADayIsRefused) {
+  EXPECT_EQ(error_of_rule(R"({"fault": "hold_in_processing", "delay_ms": 86400001})"),
+            "rules[0].delay_ms: must be an integer from 0 to 86400000");
+  EXPECT_EQ(error_of_rule(R"({"fault": "hold_in_processing", "delay_ms": -1})"),
+            "rules[0].delay_ms: must be an integer from 0 to 86400000");
+}
+
+TEST(HoldInProcessingRule, FiresAtTheExecutionStageUnderItsName) {
+  EXPECT_EQ(stage_of(fault_kind::hold_in_processing), fault_stage::execution);
+  EXPECT_EQ(to_string(fault_kind::hold_in_processing), "hold_in_processing");
+  fault_injector injector;
+  injector.configure(config_of(R"({"rules": [{"fault": "hold_in_processing", "times": 1}]})"));
+  EXPECT_FALSE(injector.pick(fault_stage::arrival, "POST", "/v1/orders", "/v1/orders"));
+  auto fired = injector.pick(fault_stage::execution, "POST", "/v1/orders", "/v1/orders");
+  ASSERT_TRUE(fired.has_value());
+  EXPECT_EQ(fired->fault, fault_kind::hold_in_processing);
+  EXPECT_FALSE(injector.pick(fault_stage::execution, "POST", "/v1/orders", "/v1/orders"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/mock_server/support/held_create.hpp"
 #include "tests/support/http/api_client.hpp"
 #include "tests/support/http/fault_rules.hpp"
 #include "tests/support/http/problem_assertions.hpp"
@@ -18,25 +19,15 @@ using namespace std::chrono_literals;
 
 const mock::header_list respond_async{{"Prefer", "respond-async"}};
 
-// A server that answers `Prefer: respond-async` with 202 once a request has run 200 ms.
-mock::server_options async_after_200ms() {
-  auto options = test_server_options();
-  options.async_after = 200ms;
-  return options;
-}
-
-class async_and_wait_test : public ::testing::Test {
+// A server that answers `Prefer: respond-async` with 202 once a request has run 200 ms, and a
+// second connection (`duplicate`) for the request that overlaps.
+class async_and_wait_test : public ::testing::Test, protected held_create_server {
  protected:
-  running_server server{async_after_200ms()};
-  api_client api{server.port()};
-  api_client duplicate{server.port()};  // a second connection for the request that overlaps
-
   // Starts POST /v1/orders (k-1, m-1) with respond-async under a delay of `delay_ms` on its
   // execution; the 202 proves that the execution holds the key. Returns the 202.
   http_result start_delayed(int delay_ms) {
-    EXPECT_NO_FATAL_FAILURE(
-        api.set_faults(only(on_create("delay", {{"delay_ms", delay_ms}, {"times", 1}}))));
-    return api.post("/v1/orders", "k-1", order_body("m-1"), respond_async);
+    return start_held_create(only(on_create("delay", {{"delay_ms", delay_ms}, {"times", 1}})),
+                             "k-1", "m-1");
   }
 };
 

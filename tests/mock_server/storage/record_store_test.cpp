@@ -336,6 +336,24 @@ TEST_F(record_store_test, ExpireLeaseByANonOwnerFailsAndKeepsTheLease) {
   EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, record_t0 + lease_ms);
 }
 
+TEST_F(record_store_test, ExtendingALeaseLengthensItAndKeepsOthersOut) {
+  auto r = claim_a();
+  const auto later = r.lease_expires_at_ms + 5000;
+  EXPECT_TRUE(records.extend_lease(r.id, "owner-1", later));
+  EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, later);
+  // Past the claimed lease, inside the extended one: nobody takes it over.
+  EXPECT_FALSE(records.take_over(r.id, "owner-1", "owner-2", r.lease_expires_at_ms + 1, later));
+}
+
+TEST_F(record_store_test, ExtendingALeaseNeverShortensItAndOnlyTheOwnerMay) {
+  auto r = claim_a();
+  EXPECT_TRUE(records.extend_lease(r.id, "owner-1", record_t0));
+  EXPECT_FALSE(records.extend_lease(r.id, "intruder", r.lease_expires_at_ms + 5000));
+  EXPECT_EQ(records.find(scope_a)->lease_expires_at_ms, r.lease_expires_at_ms);
+  const auto done = completed("k-done", record_t0 + ttl_ms);
+  EXPECT_FALSE(records.extend_lease(done.id, "owner", record_t0 + ttl_ms));
+}
+
 TEST_F(record_store_test, DeleteIfExpiredRemovesACompletedRecordOnlyOnceItExpired) {
   auto r = completed("k-1", record_t0 + ttl_ms);
   EXPECT_FALSE(records.delete_if_expired(r.id, record_t0 + ttl_ms - 1));
