@@ -22,6 +22,8 @@ std::string_view to_string(fault_kind kind) noexcept {
       return "status_after_commit";
     case fault_kind::stall_after_commit:
       return "stall_after_commit";
+    case fault_kind::hold_in_processing:
+      return "hold_in_processing";
   }
   return "unknown";
 }
@@ -56,6 +58,10 @@ fault fault::status_after_commit(int status) {
 
 fault fault::stall_after_commit(std::chrono::milliseconds by) {
   return fault{fault_kind::stall_after_commit, by};
+}
+
+fault fault::hold_in_processing(std::chrono::milliseconds hold) {
+  return fault{fault_kind::hold_in_processing, hold};
 }
 
 fault fault::on_method(std::string method) const {

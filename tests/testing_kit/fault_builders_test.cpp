@@ -49,6 +49,15 @@ TEST(FaultBuilders, StatusFaultsCarryTheirStatusAndRetryAfter) {
   EXPECT_EQ(kit::fault::stall_after_commit(250ms).to_json()["delay_ms"], 250);
 }
 
+TEST(FaultBuilders, HoldInProcessingCarriesItsHold) {
+  const auto rule = kit::fault::hold_in_processing(400ms).on_create_order().times(1);
+  EXPECT_EQ(rule.to_json(), json::parse(R"({"match": {"method": "POST", "route": "/v1/orders"},
+      "fault": "hold_in_processing", "delay_ms": 400, "times": 1})"));
+  EXPECT_EQ(rule.kind(), kit::fault_kind::hold_in_processing);
+  EXPECT_EQ(kit::to_string(kit::fault_kind::hold_in_processing), "hold_in_processing");
+  EXPECT_EQ(kit::fault::hold_in_processing().to_json()["delay_ms"], 1000);
+}
+
 TEST(FaultBuilders, AFaultSetIsTheWholeConfigurationInOrder) {
   const kit::fault_set set{
       .rules = {kit::fault::provider_timeout().times(1), kit::fault::crash_during_processing()},
@@ -77,6 +86,7 @@ std::vector<fault_case> every_fault() {
       {"drop_response_after_commit", kit::fault::drop_response_after_commit()},
       {"status_after_commit", kit::fault::status_after_commit(502)},
       {"stall_after_commit", kit::fault::stall_after_commit(10ms)},
+      {"hold_in_processing", kit::fault::hold_in_processing(10ms)},
   };
 }
 
@@ -123,6 +133,30 @@ TEST(FaultBuilders, ARuleTheServerRefusesIsAnErrorThatNamesTheField) {
   EXPECT_EQ(
       server->admin().set_faults({.rules = {kit::fault::delay().probability(1.5)}}).error().code,
       kit::mock_errc::refused);
+}
+
+// What an app's test sees under the hold: its duplicate meets the first request running.
+TEST(FaultBuilders, UnderAHoldADuplicateMeetsInProgressWithRetryAfter) {
+  auto server = kit::mock_server_process::start(
+      {.binary = kit::built_mock_server_binary(),
+       .faults =
+           kit::fault_set{.rules = {kit::fault::hold_in_processing(3s).on_create_order().times(1)}},
+       .extra_args = {"--async-after", "200ms"}});
+  ASSERT_TRUE(server.ok()) << server;
+  idem::testing::api_client api{server->port(), server->tenant_token()};
+  const auto body = idem::testing::order_body("cart-held");
+  // 202: the create is still held after 200 ms.
+  ASSERT_EQ(api.post("/v1/orders", "k-held", body, {{"Prefer", "respond-async"}}).res.status, 202);
+
+  const auto duplicate = api.post("/v1/orders", "k-held", body);
+  EXPECT_EQ(duplicate.res.status, 409) << duplicate.res.body;
+  EXPECT_EQ(duplicate.res.json().value("type", ""),
+            "https://idem.example/problems/idempotency-request-in-progress");
+  EXPECT_TRUE(duplicate.res.header("Retry-After").has_value());
+  const auto waited = api.post("/v1/orders", "k-held", body, {{"Prefer", "wait=10"}});
+  EXPECT_EQ(waited.res.status, 201) << waited.res.body;
+  EXPECT_EQ(waited.res.header("Idempotent-Replayed"), "true");
+  EXPECT_EQ(server->admin().stats().value().orders, 1);
 }
 
 TEST(FaultBuilders, RulesGivenAtStartAreActiveAndClearFaultsRemovesThem) {

@@ -13,7 +13,7 @@ namespace {
 namespace kit = idem::testing;
 
 const char* const preset_names[] = {"lost-responses", "flaky-gateway", "slow-provider",
-                                    "everything"};
+                                    "in-progress", "everything"};
 
 class preset_test : public ::testing::TestWithParam<const char*> {};
 

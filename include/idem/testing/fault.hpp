@@ -34,6 +34,9 @@ enum class fault_kind {
   drop_response_after_commit,  ///< after the commit: reset, the response is lost
   status_after_commit,         ///< after the commit: 500/502/504 instead of the answer
   stall_after_commit,          ///< after the commit: the answer is held back
+  /// on execution: the record is held PROCESSING (its lease lengthened to cover the hold), then
+  /// processed; duplicates meet "in progress"
+  hold_in_processing,
 };
 
 /// The fault's name on the wire, e.g. "drop_response_after_commit".
@@ -67,6 +70,14 @@ class fault {
   /// Process and commit, then hold the response back for `by`.
   [[nodiscard]] static fault stall_after_commit(
       std::chrono::milliseconds by = std::chrono::seconds(1));
+  /// After claiming the key, keep the record PROCESSING for `hold`, then process normally. The
+  /// server lengthens the record's lease by the hold, so a duplicate sent meanwhile always meets
+  /// the first request running (`409 idempotency-request-in-progress` with `Retry-After`, or a
+  /// wait with `Prefer: wait`), never an expired lease it would take over; that is what sets it
+  /// apart from `delay`, a slow executor that can outlive its lease. For testing how an app
+  /// handles "in progress".
+  [[nodiscard]] static fault hold_in_processing(
+      std::chrono::milliseconds hold = std::chrono::seconds(1));
 
   /// Only requests with this method (exact, e.g. "POST").
   [[nodiscard]] fault on_method(std::string method) const;
