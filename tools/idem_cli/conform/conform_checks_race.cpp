@@ -100,7 +100,8 @@ check_result check_in_progress(conform_context& c) {
               executed_again ? "the duplicates were executed instead of being held (check 4)"
                              : "every duplicate got the stored answer: the first execution ended "
                                "before they were read, so nothing was left for idem to misread; "
-                               "a slower endpoint (--path) shows it");
+                               "a slower endpoint (--path) shows it, and idem-mock-server does "
+                               "under --faults preset:in-progress");
     row.setting = "any profile";
     return row;
   }
