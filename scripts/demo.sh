@@ -37,8 +37,9 @@ url=""
 start_server() {
   rm -f "$work/out"
   mkfifo "$work/out"
-  "$build_dir/mock_server/idem-mock-server" --listen 127.0.0.1:0 --db "$work/$2.db" \
-    --admin-token "$admin_token" --faults "$1" >"$work/out" 2>"$work/$2-server.log" &
+  # The admin token by environment: a command line is readable by every local user.
+  IDEM_MOCK_ADMIN_TOKEN="$admin_token" "$build_dir/mock_server/idem-mock-server" \
+    --listen 127.0.0.1:0 --db "$work/$2.db" --faults "$1" >"$work/out" 2>"$work/$2-server.log" &
   server_pid=$!
   exec 3<"$work/out"
   # EOF here means the server exited before it listened: say why instead of ending silently

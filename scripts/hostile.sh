@@ -14,6 +14,15 @@
 #   metrics        GET /metrics at 40,000 orders: mean time of 200 calls
 #   locked-db      another process holds BEGIN IMMEDIATE: status and time of a create, and a
 #                  bystander's /healthz latency while 5 creates are queued
+#   smuggling      GET /healthz with `Transfer-Encoding: gzip` whose body is a whole create, on
+#                  one connection: statuses, whether the server closed, orders created, bytes
+#                  the server read (/proc/PID/io rchar)
+#   flood          300 connections each sending the amplification body at once: a bystander's
+#                  /healthz latency, the server's peak RSS
+#   descriptors    the server at RLIMIT_NOFILE 256, 300 connections with unfinished heads: a
+#                  bystander's create and /healthz (status, latency), stderr lines
+#   idle-slots     one client holds --max-connections 256 idle keep-alive connections: a
+#                  bystander's /healthz and create (status, latency)
 #
 # HOSTILE_ORDERS   orders for the metrics attack (default 40000)
 # Needs python3 (standard library only) and the built idem-mock-server (IDEM_TARGETS=
@@ -42,7 +51,7 @@ TENANT = {"Authorization": "Bearer hostile-tenant", "Content-Type": "application
 class Server:
     """idem-mock-server on 127.0.0.1:0 with a database in a temporary directory."""
 
-    def __init__(self, *extra):
+    def __init__(self, *extra, prefix=(), stderr=subprocess.DEVNULL):
         self.dir = tempfile.TemporaryDirectory(prefix="idem_hostile_")
         self.db = os.path.join(self.dir.name, "mock.db")
         token = os.path.join(self.dir.name, "admin-token")
@@ -52,8 +61,8 @@ class Server:
         # From a file where the server can (not on a command line anyone reads in /proc); a
         # server older than --admin-token-file takes it on the command line.
         args += ["--admin-token-file", token] if TOKEN_FILE else ["--admin-token", ADMIN]
-        self.proc = subprocess.Popen(args + list(extra), stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
+        self.proc = subprocess.Popen(list(prefix) + args + list(extra), stdout=subprocess.PIPE,
+                                     stderr=stderr, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith("listening on http://"):
             raise SystemExit("hostile: the server did not start: " + line)
@@ -62,15 +71,28 @@ class Server:
     def connection(self):
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
 
-    def write_bytes(self):
+    def proc_field(self, name, field):
+        """An integer field of /proc/PID/<name> (io, status), None where the kernel hides it."""
         try:
-            with open(f"/proc/{self.proc.pid}/io") as f:
+            with open(f"/proc/{self.proc.pid}/{name}") as f:
                 for line in f:
-                    if line.startswith("write_bytes:"):
+                    if line.startswith(field + ":"):
                         return int(line.split()[1])
         except OSError:
             pass
         return None
+
+    def write_bytes(self):
+        return self.proc_field("io", "write_bytes")
+
+    def peak_rss_mb(self):
+        kb = self.proc_field("status", "VmHWM")
+        return None if kb is None else kb / 1024
+
+    def orders(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        c.request("GET", "/_mock/stats", headers={"Authorization": "Bearer " + ADMIN})
+        return json.loads(c.getresponse().read())["orders"]
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
@@ -225,8 +247,133 @@ def locked_db():
         server.close()
 
 
+def raw_exchange(port, data, timeout=10):
+    """Sends raw bytes; returns (status lines of every answer, closed by the server, seconds)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    start = time.perf_counter()
+    sock.sendall(data)
+    received, closed = b"", False
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                closed = True
+                break
+            received += chunk
+    except socket.timeout:
+        pass
+    sock.close()
+    statuses = [line.split(b" ")[1].decode() for line in received.split(b"\r\n")
+                if line.startswith(b"HTTP/1.")]
+    return statuses, closed, time.perf_counter() - start
+
+
+def bystander(port, target, timeout=30):
+    """(status or what went wrong, milliseconds) of one GET on a new connection."""
+    start = time.perf_counter()
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        c.request("GET", target, headers=TENANT)
+        status = c.getresponse().status
+    except (OSError, http.client.HTTPException) as e:
+        status = type(e).__name__
+    return status, (time.perf_counter() - start) * 1000
+
+
+def smuggling():
+    server = Server()
+    try:
+        create = json.dumps(order("m-smuggled")).encode()
+        hidden = (b"POST /v1/orders HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer hostile-tenant"
+                  b"\r\nIdempotency-Key: smuggled\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: " + str(len(create)).encode() + b"\r\n\r\n" + create)
+        read_before = server.proc_field("io", "rchar")
+        statuses, closed, seconds = raw_exchange(
+            server.port, b"GET /healthz HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n"
+            + hidden, timeout=3)
+        read = server.proc_field("io", "rchar") - read_before
+        say(f"- smuggling: answers {statuses}, closed by the server: {closed}, orders created: "
+            f"{server.orders()}; the server read {read:,} B (rchar) of {len(hidden) + 62:,} B sent")
+    finally:
+        server.close()
+
+
+def flood():
+    server = Server()
+    try:
+        body = ('{"items":[' + ",".join(["{}"] * 21816) + "]}").encode()
+        head = (b"POST /v1/orders HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer hostile-tenant\r\n"
+                b"Content-Type: application/json\r\nIdempotency-Key: f\r\nContent-Length: "
+                + str(len(body)).encode() + b"\r\n\r\n")
+        socks = []
+        for _ in range(300):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=120)
+            socks.append(sock)
+        senders = [threading.Thread(target=s.sendall, args=(head + body,)) for s in socks]
+        for t in senders:
+            t.start()
+        time.sleep(0.05)
+        status, ms = bystander(server.port, "/healthz", timeout=120)
+        for t in senders:
+            t.join()
+        for s in socks:
+            s.close()
+        say(f"- flood of 300 x {len(body):,} B creates of 21,816 {{}}: bystander /healthz "
+            f"{status} in {ms:,.1f} ms; server peak RSS {server.peak_rss_mb():.1f} MB")
+    finally:
+        server.close()
+
+
+def descriptors():
+    log = tempfile.NamedTemporaryFile(prefix="idem_hostile_", suffix=".log", delete=False)
+    server = Server(prefix=("prlimit", "--nofile=256:256"), stderr=log)
+    start = time.perf_counter()
+    try:
+        held = []
+        for _ in range(300):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            held.append(sock)
+        create = bystander(server.port, "/v1/orders?merchant_order_id=m", timeout=10)
+        health = bystander(server.port, "/healthz", timeout=10)
+        time.sleep(2)
+        for sock in held:
+            sock.close()
+        server.stop()
+        seconds = time.perf_counter() - start
+        with open(log.name) as f:
+            lines = f.read().splitlines()
+        say(f"- descriptors (RLIMIT_NOFILE 256, 300 unfinished heads): bystander GET order "
+            f"{create[0]} in {create[1]:,.1f} ms, /healthz {health[0]} in {health[1]:,.1f} ms; "
+            f"stderr {len(lines)} line(s) in {seconds:.0f} s"
+            + (f": \"{lines[0]}\"" if lines else ""))
+    finally:
+        server.close()
+        os.unlink(log.name)
+
+
+def idle_slots():
+    server = Server("--max-connections", "256")
+    try:
+        held = []
+        for _ in range(256):
+            c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            request(c, "GET", "/healthz")
+            held.append(c)
+        health = bystander(server.port, "/healthz", timeout=10)
+        create = bystander(server.port, "/v1/orders?merchant_order_id=m", timeout=10)
+        say(f"- idle-slots (256 idle keep-alive connections at --max-connections 256): bystander "
+            f"/healthz {health[0]} in {health[1]:,.1f} ms, GET order {create[0]} in "
+            f"{create[1]:,.1f} ms")
+        for c in held:
+            c.close()
+    finally:
+        server.close()
+
+
 attacks = {"amplification": amplification, "stored-bytes": stored_bytes, "metrics": metrics,
-           "locked-db": locked_db}
+           "locked-db": locked_db, "smuggling": smuggling, "flood": flood,
+           "descriptors": descriptors, "idle-slots": idle_slots}
 for name in wanted or list(attacks):
     if name not in attacks:
         raise SystemExit(f"hostile: unknown attack '{name}' (known: {', '.join(attacks)})")
