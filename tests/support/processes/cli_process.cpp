@@ -4,10 +4,12 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <filesystem>
 #include <stdexcept>
 
 extern char** environ;
@@ -37,6 +39,40 @@ std::vector<std::string> child_environment(
   return env;
 }
 
+// Can a user who is neither owner nor group (nobody) run `program`: may it enter every folder
+// above it and execute the file?
+bool others_can_run(const std::filesystem::path& program) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto path = fs::absolute(program, ec);
+  if (ec) return false;
+  if ((fs::status(path, ec).permissions() & fs::perms::others_exec) == fs::perms::none) {
+    return false;
+  }
+  for (auto dir = path.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if ((fs::status(dir, ec).permissions() & fs::perms::others_exec) == fs::perms::none || ec) {
+      return false;
+    }
+    if (dir == dir.root_path()) break;
+  }
+  return true;
+}
+
+// Copies `program` into a new folder of the temp directory (or /tmp, when nobody cannot enter
+// that) which anyone may enter; returns the folder.
+std::filesystem::path stage_for_others(const std::filesystem::path& program) {
+  namespace fs = std::filesystem;
+  fs::path base = fs::temp_directory_path();
+  if (!others_can_run(base / ".")) base = "/tmp";
+  std::string pattern = (base / "idem_cli_XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  const fs::path dir = pattern;
+  fs::permissions(dir, fs::perms(0755));
+  fs::copy_file(program, dir / program.filename());
+  fs::permissions(dir / program.filename(), fs::perms(0755));
+  return dir;
+}
+
 std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   std::vector<char*> out;
   for (auto& s : strings)
@@ -46,6 +82,10 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+std::string idem_cli_binary() {
+  return IDEM_CLI_BINARY;
+}
 
 int cli_result::exit_code() const noexcept {
   return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
@@ -63,7 +103,12 @@ std::string cli_result::dump() const {
 
 cli_process::cli_process(const std::vector<std::string>& args, const cli_options& options) {
   // Everything the child needs is built before fork: only async-signal-safe calls after it.
-  std::vector<std::string> argv_storage{IDEM_CLI_BINARY};
+  std::filesystem::path program = options.binary.empty() ? idem_cli_binary() : options.binary;
+  if (options.unprivileged && !others_can_run(program)) {
+    staged_ = stage_for_others(program);
+    program = staged_ / program.filename();
+  }
+  std::vector<std::string> argv_storage{program.string()};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<std::string> env_storage = child_environment(options.env);
   std::vector<char*> argv = pointers_to(argv_storage);
@@ -100,6 +145,8 @@ cli_process::cli_process(const std::vector<std::string>& args, const cli_options
 
 cli_process::~cli_process() {
   if (pid_ > 0) kill();
+  std::error_code ignored;
+  if (!staged_.empty()) std::filesystem::remove_all(staged_, ignored);
 }
 
 bool cli_process::read_until(std::chrono::steady_clock::time_point deadline) {

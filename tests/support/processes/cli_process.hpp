@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,8 +35,11 @@ struct cli_options {
   /// inherited from the test; set it here).
   std::vector<std::pair<std::string, std::string>> env{};
   /// Run as nobody (setgid/setuid 65534 before exec), so that file modes bind even when the
-  /// tests run as root.
+  /// tests run as root. When nobody cannot reach the binary (a clone in root's home folder,
+  /// 0700), a copy in a folder of the temp directory that anyone may enter is run instead.
   bool unprivileged = false;
+  /// The program to run; empty: the built idem-cli.
+  std::string binary{};
 };
 
 /// A running `idem-cli args...` with stdin closed. The destructor SIGKILLs and reaps it if it
@@ -57,6 +61,8 @@ class cli_process {
 
  private:
   bool read_until(std::chrono::steady_clock::time_point deadline);
+  // The folder of the copy run for nobody (empty if none); removed with the process.
+  std::filesystem::path staged_;
   cli_result reap();
 
   pid_t pid_ = -1;
@@ -64,6 +70,9 @@ class cli_process {
   int err_fd_ = -1;
   cli_result result_;
 };
+
+/// The built idem-cli's path.
+[[nodiscard]] std::string idem_cli_binary();
 
 /// Runs `idem-cli args...` to its end, at most `limit` (then it is killed and `timed_out` set).
 [[nodiscard]] cli_result run_cli_to_exit(

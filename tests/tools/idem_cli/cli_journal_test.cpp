@@ -160,6 +160,19 @@ TEST_F(CliReadOnlyJournal, SubmitToAWriteProtectedJournalFileSendsNothingAndSays
   expect_not_sent_for_lack_of_a_journal();
 }
 
+// A newcomer who clones as root into root's home folder (0700) ran the two tests above with
+// exit 127: nobody could not reach the binary. The child now runs a copy anyone may reach.
+TEST(CliUnprivileged, ABinaryInAFolderOnlyRootMayEnterStillRunsAsNobody) {
+  idem::testing::temp_dir home;
+  fs::permissions(home.path(), fs::perms(0700));
+  const auto binary = home.path() / "idem-cli";
+  fs::copy_file(idem::testing::idem_cli_binary(), binary);
+  const cli_result r =
+      idem::testing::run_cli_to_exit({"--help"}, {.unprivileged = true, .binary = binary.string()});
+  EXPECT_EQ(r.exit_code(), 0) << r.dump();
+  EXPECT_NE(r.out.find("idem-cli"), std::string::npos) << r.dump();
+}
+
 TEST_F(CliJournal, ResumeWithAnotherTokenIsRefusedAndSendsNothing) {
   const cli_result load = run(load_args(2), crash_at("planned"));
   ASSERT_EQ(load.signal(), SIGKILL) << load.dump();
