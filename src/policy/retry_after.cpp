@@ -1,6 +1,7 @@
 #include "idem/retry_after.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <tuple>
 
@@ -11,56 +12,19 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using std::chrono::system_clock;
 
-constexpr std::int64_t seconds_per_day = 86'400;
+namespace cal = std::chrono;
 
-constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+// The calendar is C++20's <chrono> (proleptic Gregorian, no time zone, locale or C library such
+// as timegm or strptime involved). Days since 1970-01-01 of a valid date.
+constexpr std::int64_t days_since_epoch(const cal::year_month_day& date) {
+  return cal::sys_days{date}.time_since_epoch().count();
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). Done
-// by hand so that no time zone, locale or C library (timegm, strptime) is involved.
-constexpr std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = floor_div(y, 400);
-  const auto yoe = static_cast<unsigned>(y - era * 400);                 // [0, 399]
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;  // [0, 365]
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;            // [0, 146096]
-  return era * 146'097 + static_cast<std::int64_t>(doe) - 719'468;
-}
-
-struct civil_date {
-  std::int64_t year;
-  unsigned month;
-  unsigned day;
-};
-
-// The inverse of days_from_civil (Hinnant's civil_from_days).
-constexpr civil_date civil_from_days(std::int64_t z) {
-  z += 719'468;
-  const std::int64_t era = floor_div(z, 146'097);
-  const auto doe = static_cast<unsigned>(z - era * 146'097);                   // [0, 146096]
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
-  const unsigned mp = (5 * doy + 2) / 153;                                     // [0, 11]
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return {static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2 ? 1 : 0), m, d};
-}
-
-// The compile-time checks pin the arithmetic to known dates, so a slip cannot hide.
-static_assert(days_from_civil(1970, 1, 1) == 0);
-static_assert(days_from_civil(2000, 3, 1) == 11'017);
-static_assert(days_from_civil(1969, 12, 31) == -1);
-static_assert(civil_from_days(11'016).month == 2 && civil_from_days(11'016).day == 29);
-
-constexpr bool is_leap(std::int64_t y) {
-  return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-}
-
-constexpr unsigned last_day_of_month(std::int64_t y, unsigned m) {
-  constexpr std::array<unsigned, 12> days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : days[m - 1];
-}
+// The compile-time checks pin the calendar to known dates, so a slip cannot hide.
+static_assert(days_since_epoch(cal::year{1970} / 1 / 1) == 0);
+static_assert(days_since_epoch(cal::year{2000} / 3 / 1) == 11'017);
+static_assert(days_since_epoch(cal::year{1969} / 12 / 31) == -1);
+static_assert(cal::year_month_day{cal::sys_days{cal::days{11'016}}} == cal::year{2000} / 2 / 29);
 
 constexpr std::array<std::string_view, 7> short_day_names{"Mon", "Tue", "Wed", "Thu",
                                                           "Fri", "Sat", "Sun"};
@@ -188,12 +152,15 @@ std::optional<date_fields> read_asctime_date(std::string_view text) {
 // digits whose date is not after the reference moved 50 calendar years on; that also carries
 // the window across a century (reference 2099, "00" -> 2100).
 std::int64_t resolve_two_digit_year(const date_fields& f, std::int64_t reference_seconds) {
-  const std::int64_t ref_days = floor_div(reference_seconds, seconds_per_day);
-  const std::int64_t ref_time_of_day = reference_seconds - ref_days * seconds_per_day;
-  const civil_date ref = civil_from_days(ref_days);
-  const auto limit = std::tuple{ref.year + 50, ref.month, ref.day, ref_time_of_day};
+  const cal::sys_seconds reference{seconds{reference_seconds}};
+  const auto ref_day = cal::floor<cal::days>(reference);
+  const std::int64_t ref_time_of_day = (reference - ref_day).count();
+  const cal::year_month_day ref{ref_day};
+  const std::int64_t ref_year = static_cast<int>(ref.year());
+  const auto limit = std::tuple{ref_year + 50, static_cast<unsigned>(ref.month()),
+                                static_cast<unsigned>(ref.day()), ref_time_of_day};
   const std::int64_t time_of_day = f.hour * 3600 + f.minute * 60 + f.second;
-  const std::int64_t century = floor_div(ref.year, 100) * 100;
+  const std::int64_t century = (ref_year >= 0 ? ref_year : ref_year - 99) / 100 * 100;
   for (std::int64_t year : {century + 100 + f.year, century + f.year}) {
     if (std::tuple{year, f.month, f.day, time_of_day} <= limit) return year;
   }
@@ -208,8 +175,10 @@ std::optional<std::int64_t> http_date_seconds(std::string_view text,
   if (!f) f = read_asctime_date(text);
   if (!f) return std::nullopt;
   if (f->two_digit_year) f->year = resolve_two_digit_year(*f, reference_seconds);
-  if (f->day < 1 || f->day > last_day_of_month(f->year, f->month)) return std::nullopt;
-  return days_from_civil(f->year, f->month, f->day) * seconds_per_day + f->hour * 3600 +
+  const cal::year_month_day date{cal::year{static_cast<int>(f->year)}, cal::month{f->month},
+                                 cal::day{f->day}};
+  if (!date.ok()) return std::nullopt;  // e.g. 31 Apr, or 29 Feb of a common year
+  return cal::sys_seconds{cal::sys_days{date}}.time_since_epoch().count() + f->hour * 3600 +
          f->minute * 60 + f->second;
 }
 
