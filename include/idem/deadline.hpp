@@ -9,8 +9,13 @@
 namespace idem {
 
 struct deadline_policy {
-  std::chrono::milliseconds total{30'000};            ///< the whole intent, lookup included
-  std::chrono::milliseconds lookup_reserve{3'000};    ///< kept back for the lookup
+  std::chrono::milliseconds total{30'000};  ///< the whole intent, lookup included
+  /// Kept back for the lookup, and scaled down for a short deadline: the writes always get at
+  /// least the smaller of `lookup_reserve` and nine tenths of `total` (deadline::lookup_reserve).
+  /// So a deadline of 3 s keeps a tenth (300 ms) for the lookup, one from 3.33 s to 6 s gives
+  /// the writes 3 s and the lookup the rest, and from 6 s on (the default 30 s) the reserve is
+  /// kept whole.
+  std::chrono::milliseconds lookup_reserve{3'000};
   std::chrono::milliseconds min_attempt{100};         ///< shortest attempt worth starting
   std::chrono::milliseconds attempt_timeout{10'000};  ///< cap for one attempt
 };
@@ -51,6 +56,9 @@ class deadline {
   /// `wait` trimmed so that it ends no later than the end of the attempt window.
   [[nodiscard]] duration trim_sleep(duration wait, time_point now) const noexcept;
   [[nodiscard]] bool expired(time_point now) const noexcept { return now >= end_; }
+  /// The reserve this deadline keeps for the lookup: `policy.lookup_reserve`, less what the
+  /// writes need to get min(lookup_reserve, total * 9 / 10) (see deadline_policy).
+  [[nodiscard]] duration lookup_reserve() const noexcept { return policy_.lookup_reserve; }
 
  private:
   [[nodiscard]] duration shortest_useful() const noexcept;

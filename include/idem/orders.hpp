@@ -4,10 +4,12 @@
 /// that settles it when every answer was lost.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "idem/intent.hpp"
+#include "idem/outcome.hpp"
 #include "idem/planned_intent.hpp"
 
 namespace idem::orders {
@@ -61,6 +63,9 @@ struct payment_request {
 /// `/v1/orders/{id}/payments` filled in from the created order (planned_intent::bind).
 [[nodiscard]] planned_intent plan_payment(const intent& order, const payment_request& req,
                                           key_format format = key_format::uuid_v4);
+/// The id of the order a succeeded `create` made: `id` of the 201's body, or of the order the
+/// lookup found (the same field either way). nullopt unless `o` succeeded with such a body.
+[[nodiscard]] std::optional<std::string> created_order_id(const outcome& o);
 /// `POST /v1/orders/{id}/cancel`; lookup: order_cancelled_lookup.
 [[nodiscard]] intent cancel(const std::string& order_id, const std::string& reason = {},
                             key_format format = key_format::uuid_v4);

@@ -4,12 +4,15 @@
 /// happened is ever reported as failed: what cannot be settled is `unresolved`, with its key kept.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
 
+#include "idem/errc.hpp"
 #include "idem/http_headers.hpp"
 
 namespace idem {
@@ -45,6 +48,9 @@ struct outcome_fields {
   /// proved that another intent owns the business ID; empty otherwise.
   std::string error{};
   std::error_code last_transport_error{};
+  /// Why it ended so (an `errc`), set where the outcome is decided; left empty, reason()
+  /// derives it from the other fields.
+  std::error_code reason{};
 };
 
 /// A value type, immutable once built: copies share its fields (one allocation when it is built,
@@ -79,16 +85,37 @@ class outcome {
   [[nodiscard]] const std::string& key() const noexcept { return f().key; }
   [[nodiscard]] std::chrono::milliseconds elapsed() const noexcept { return f().elapsed; }
   /// Names a client bug ("idempotency-key-mismatch", "foreign-credentials"); empty otherwise.
+  /// The reason's name ("idempotency-key-mismatch", "duplicate-business-id",
+  /// "foreign-credentials"...) for a client bug, a business verdict or a store failure; empty
+  /// otherwise. One spelling per reason: `error() == to_string(errc)` of reason() when set.
   [[nodiscard]] const std::string& error() const noexcept { return f().error; }
   [[nodiscard]] std::error_code last_transport_error() const noexcept {
     return f().last_transport_error;
   }
   [[nodiscard]] const outcome_fields& fields() const noexcept { return f(); }
+  /// Why it ended as it did, an `errc` in the category "idem": empty for `succeeded` (except
+  /// `errc::duplicates_found` when the lookup found our record more than once); never empty
+  /// otherwise, zero attempts included. docs/SDK.md lists every value and when it happens.
+  [[nodiscard]] std::error_code reason() const;
+  /// Why it did not succeed, in words (what idem-cli prints after the kind): error() if set;
+  /// else the deciding answer's status in words ("HTTP 409 Conflict") and the first
+  /// `body_chars` characters of its body on one line (none for 0), then the last transport
+  /// error if any; else the last transport error in words; else the reason's words. "" for a
+  /// success, unless the backend executed it more than once.
+  [[nodiscard]] std::string explain(std::size_t body_chars = 200) const;
+  /// The outcome on one line: kind, status, attempts, reason and its words, e.g.
+  /// "rejected, HTTP 409 Conflict, 1 attempt: duplicate-business-id: another intent owns this
+  /// business ID" or "not_sent, 0 attempts: deadline-too-short: the deadline leaves no time
+  /// for an attempt". For logs and people, not for parsing: test reason() instead.
+  [[nodiscard]] std::string describe() const;
 
  private:
   [[nodiscard]] const outcome_fields& f() const noexcept { return f_ ? *f_ : unknown(); }
   [[nodiscard]] static const outcome_fields& unknown() noexcept;
   std::shared_ptr<const outcome_fields> f_;
 };
+
+/// Writes `o.describe()`.
+std::ostream& operator<<(std::ostream& os, const outcome& o);
 
 }  // namespace idem

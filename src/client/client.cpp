@@ -3,6 +3,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 
+#include "client/policy_check.hpp"
 #include "flight/client_core.hpp"
 #include "flight/credentials_principal.hpp"
 #include "flight/submit_operation.hpp"
@@ -57,8 +58,9 @@ client::core::core(boost::asio::any_io_executor executor, client_options options
 
 client::client(boost::asio::any_io_executor ex, client_options options,
                std::shared_ptr<transport> transport, std::shared_ptr<scheduler> sched)
-    : core_(std::make_shared<core>(std::move(ex), std::move(options), std::move(transport),
-                                   std::move(sched))) {}
+    : core_((detail::check_policy(options),
+             std::make_shared<core>(std::move(ex), std::move(options), std::move(transport),
+                                    std::move(sched)))) {}
 
 client::~client() {
   // Operations in flight keep the core alive; stop them so each completes (unresolved or
@@ -73,6 +75,8 @@ client::~client() {
 
 void client::submit_impl(const intent& i, submit_options options,
                          boost::asio::any_completion_handler<signature> handler) {
+  // Before anything is posted: the caller learns at once, on its own thread.
+  if (options.deadline) detail::check_deadline(*options.deadline, "submit_options.deadline");
   auto c = core_;
   auto cancellation = detail::watch_cancellation(handler, c);
   detail::post_on(c->posting_strand,

@@ -1,6 +1,7 @@
 // A submission reaching the client's strand: single flight, the store's word on the intent,
 // and the start of a new flight.
 #include "flight/submit_operation.hpp"
+#include "intent/outcome_reason.hpp"
 #include "util/request_digest.hpp"
 
 namespace idem::detail {
@@ -41,23 +42,29 @@ outcome recorded_outcome(const intent_record& r) {
     case intent_state::open:
       break;
   }
-  return outcome(
-      outcome_fields{.kind = outcome_kind::not_sent, .key = r.what.key().str(), .error = r.error});
+  // Abandoned (resume gave it up): never sent again under this key.
+  return outcome(outcome_fields{.kind = outcome_kind::not_sent,
+                                .key = r.what.key().str(),
+                                .error = r.error,
+                                .reason = r.error.empty() ? std::error_code(errc::abandoned)
+                                                          : reason_of_fields({.error = r.error})});
 }
 
 }  // namespace
 
 void admit(const std::shared_ptr<client::core>& core, const intent& what, pending_callers callers) {
-  auto refuse = [&](std::string error) {
-    answer_all(
-        core, callers,
-        outcome(outcome_fields{
-            .kind = outcome_kind::rejected, .key = what.key().str(), .error = std::move(error)}));
+  auto refuse = [&](errc why) {
+    const std::string error(to_string(why));
+    answer_all(core, callers,
+               outcome(outcome_fields{.kind = outcome_kind::rejected,
+                                      .key = what.key().str(),
+                                      .error = error,
+                                      .reason = why}));
   };
   if (auto running = core->flights.find(what.key().str())) {
     // The same key with another request would be answered 422 by the server; refuse locally
     // and loudly instead of joining a flight that is not ours.
-    if (!running->what().same_request(what)) return refuse("idempotency-key-mismatch");
+    if (!running->what().same_request(what)) return refuse(errc::idempotency_key_mismatch);
     for (auto& c : callers) {
       if (running->stopping()) {
         running->follow(std::move(c));
@@ -71,17 +78,19 @@ void admit(const std::shared_ptr<client::core>& core, const intent& what, pendin
   if (earlier) {
     // A key belongs to the credentials it was first written down with; under others it would
     // be an unrelated request on the server, so a resumed intent could execute twice.
-    if (earlier->principal != core->credentials_fingerprint) return refuse("foreign-credentials");
+    if (earlier->principal != core->credentials_fingerprint)
+      return refuse(errc::foreign_credentials);
     if (!earlier->path_bound && what.op().path == earlier->what.op().path) {
       // A plan's draft, its path still the template: only planned_intent::bind() makes it a
       // request. Nothing is sent and nothing recorded; the plan stays open for its bind.
-      answer_all(
-          core, callers,
-          outcome(outcome_fields{
-              .kind = outcome_kind::not_sent, .key = what.key().str(), .error = "unbound-plan"}));
+      answer_all(core, callers,
+                 outcome(outcome_fields{.kind = outcome_kind::not_sent,
+                                        .key = what.key().str(),
+                                        .error = std::string(to_string(errc::unbound_plan)),
+                                        .reason = errc::unbound_plan}));
       return;
     }
-    if (!same_as_recorded(*earlier, what)) return refuse("idempotency-key-mismatch");
+    if (!same_as_recorded(*earlier, what)) return refuse(errc::idempotency_key_mismatch);
     if (!earlier->is_open()) {
       answer_all(core, callers, recorded_outcome(*earlier));
       return;

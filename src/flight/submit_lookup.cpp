@@ -31,7 +31,7 @@ void submit_operation::send_lookup() {
   if (!url) {
     // A template naming a value the payload lacks can never be asked: nothing is settled.
     if (core_->opts.observer) core_->opts.observer->on_lookup_finished(intent_.key().str(), false);
-    return finish_stopped();
+    return finish_stopped(errc::lookup_unusable);
   }
   auto req = make_request("GET", absolute(*url), deadline_->lookup_timeout(now));
   core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
@@ -81,7 +81,7 @@ void submit_operation::on_lookup_done(transport_result r) {
                                    .status = r.response.status,
                                    .body = std::move(j.record),
                                    .headers = std::move(r.response.headers),
-                                   .error = "duplicate-business-id"});
+                                   .error = std::string(to_string(errc::duplicate_business_id))});
     case lookup_verdict::not_found:
       if (obs) obs->on_lookup_finished(key, false);
       if (checking_stale_key_) {
@@ -91,11 +91,11 @@ void submit_operation::on_lookup_done(transport_result r) {
         first_attempt_at_.reset();
         return next_attempt();
       }
-      return finish_stopped();
+      return finish_stopped(errc::lookup_found_nothing);
     case lookup_verdict::inconclusive:
       // Proves nothing, and asking again will not help: no write, unresolved.
       if (obs) obs->on_lookup_finished(key, false);
-      return finish_stopped();
+      return finish_stopped(errc::lookup_inconclusive);
     case lookup_verdict::retry:
       break;
   }
@@ -108,7 +108,7 @@ void submit_operation::on_lookup_done(transport_result r) {
   }
   if (delay > room) {
     if (obs) obs->on_lookup_finished(key, false);
-    return finish_stopped();
+    return finish_stopped(errc::lookup_unanswered);
   }
   if (obs) obs->on_backoff(key, delay);
   wait(delay, [this] { send_lookup(); });

@@ -8,6 +8,7 @@
 #include <boost/asio/bind_executor.hpp>
 
 #include "idem/retry_after.hpp"
+#include "intent/outcome_reason.hpp"
 #include "util/http_facts.hpp"
 #include "util/saturating_time.hpp"
 
@@ -104,7 +105,7 @@ bool submit_operation::key_may_be_forgotten() const {
 void submit_operation::check_stale_key() {
   // The server may have forgotten this key: a re-send could execute a second time. Only the
   // lookup can say whether the first execution happened.
-  if (!intent_.lookup().enabled()) return finish_stopped();
+  if (!intent_.lookup().enabled()) return finish_stopped(errc::key_retention_passed);
   checking_stale_key_ = true;
   if (core_->opts.observer) core_->opts.observer->on_lookup_started(intent_.key().str());
   send_lookup();
@@ -239,15 +240,30 @@ void submit_operation::send(http_request req, void (submit_operation::*on_done)(
   core_->net->async_send(std::move(req), transfer_done{shared_from_this(), on_done});
 }
 
-void submit_operation::finish_stopped() {
+void submit_operation::finish_stopped(std::optional<errc> why) {
   // Nothing left the machine: safe to report (and resume) as not sent. Anything else may have
   // happened: unresolved, with the last answer we had for context.
-  std::string error = credentials_moved_ ? "foreign-credentials" : std::string();
+  std::string error =
+      credentials_moved_ ? std::string(to_string(errc::foreign_credentials)) : std::string();
+  errc reason = errc::deadline_too_short;  // no attempt, and nothing else to blame
+  if (credentials_moved_) {
+    reason = errc::foreign_credentials;
+  } else if (cancelled_ || stop_requested_ || total_requested_) {
+    reason = errc::cancelled;
+  } else if (why) {
+    reason = *why;
+  } else if (last_failure_) {
+    reason = *last_failure_;
+  } else if (attempts_ > 0 || !all_not_sent_) {
+    reason = errc::no_answer;
+  }
   if (all_not_sent_) {
-    return finish(outcome_fields{.kind = outcome_kind::not_sent, .error = std::move(error)});
+    return finish(outcome_fields{
+        .kind = outcome_kind::not_sent, .error = std::move(error), .reason = reason});
   }
   if (!last_answer_) {
-    return finish(outcome_fields{.kind = outcome_kind::unresolved, .error = std::move(error)});
+    return finish(outcome_fields{
+        .kind = outcome_kind::unresolved, .error = std::move(error), .reason = reason});
   }
   if (!error.empty()) last_answer_->error = std::move(error);
   // The last answer is needed no more: the submission ends here.
@@ -256,7 +272,8 @@ void submit_operation::finish_stopped() {
                                .body = std::move(last_answer_->body),
                                .problem_type = std::move(last_answer_->problem),
                                .headers = std::move(last_answer_->headers),
-                               .error = std::move(last_answer_->error)});
+                               .error = std::move(last_answer_->error),
+                               .reason = reason});
 }
 
 void submit_operation::finish(outcome_fields f, bool record) {
@@ -267,6 +284,13 @@ void submit_operation::finish(outcome_fields f, bool record) {
   f.key = intent_.key().str();
   f.elapsed = elapsed();
   f.last_transport_error = last_transport_error_;
+  // One spelling per reason: an error's name is its reason; an outcome decided without one
+  // named takes it from its answer (a definite 4xx, a problem type).
+  if (auto named = reason_named(f.error)) {
+    f.reason = *named;
+  } else if (!f.reason) {
+    f.reason = reason_of_fields(f);
+  }
   outcome o(std::move(f));
   if (record) {
     core_->store->write(

@@ -127,6 +127,8 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void send_write_journaled(http_request req);
   void on_write_done(transport_result r);
   void handle_answer(answer a, bool may_have_executed_before);
+  // The reason an answer gives when the flight ends on it without a verdict.
+  [[nodiscard]] static errc reason_of_answer(const answer& a);
   void schedule_retry(std::optional<std::chrono::milliseconds> retry_after);
   void acquire_token();
   void begin_polling(const std::string& location);
@@ -136,7 +138,10 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   void settle();  // writes are over: decide, via the lookup if needed
   void send_lookup();
   void on_lookup_done(transport_result r);
-  void finish_stopped();
+  // Ends the flight without a verdict: not_sent if nothing may have left, else unresolved.
+  // `why`: the reason when the caller knows it (a lookup's verdict, offline...); else the
+  // cancellation, or the last write's failure, or (no attempt at all) the deadline.
+  void finish_stopped(std::optional<errc> why = std::nullopt);
   // `record` false: the outcome is the caller's answer but no state change of the intent (a
   // refusal before sending must not close an intent whose earlier attempts may have executed).
   void finish(outcome_fields f, bool record = true);
@@ -234,6 +239,9 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   bool finished_ = false;
   bool polling_ = false;
   std::error_code last_transport_error_;
+  // What the last write (or the 202 being polled) said short of a verdict: the reason of an
+  // outcome that ends without one, unless something more precise is known then.
+  std::optional<errc> last_failure_;
   // The last HTTP answer to a write, for an unresolved outcome's status; allocated only when a
   // submission goes on after an answer (most in flight never have one).
   std::unique_ptr<answer> last_answer_;
@@ -284,7 +292,8 @@ void submit_operation::write_durably(intent_event e, Next next, Undo undo) {
             self->last_transport_error_ = ec;
             self->finish(outcome_fields{.kind = self->all_not_sent_ ? outcome_kind::not_sent
                                                                     : outcome_kind::unresolved,
-                                        .error = "journal-write-failed"},
+                                        .error = std::string(to_string(errc::journal_write_failed)),
+                                        .reason = errc::journal_write_failed},
                          /*record=*/false);
           }));
 }

@@ -27,7 +27,7 @@ bool submit_operation::park_if_offline(void (submit_operation::*next)()) {
                   if (!self->parked_ || self->rare_->park_generation != generation)
                     return;  // resumed
                   self->unpark();
-                  self->finish_stopped();
+                  self->finish_stopped(errc::offline);
                 })));
   return true;
 }

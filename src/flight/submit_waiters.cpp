@@ -88,7 +88,8 @@ void submit_operation::on_waiter_cancelled(std::uint64_t id, asio::cancellation_
                                    .attempts = attempts_,
                                    .key = intent_.key().str(),
                                    .elapsed = elapsed(),
-                                   .last_transport_error = last_transport_error_}),
+                                   .last_transport_error = last_transport_error_,
+                                   .reason = errc::cancelled}),
             core_->ex);
     return;
   }

@@ -7,6 +7,7 @@
 #include "flight/submit_operation.hpp"
 #include "idem/transport_error.hpp"
 #include "intent/intent_builder.hpp"
+#include "intent/outcome_reason.hpp"
 #include "util/http_facts.hpp"
 
 namespace idem::detail {
@@ -141,6 +142,7 @@ void submit_operation::on_write_done(transport_result r) {
   std::string request_id;
   if (r.failure != transport_failure::none) {
     last_transport_error_ = r.ec;
+    last_failure_ = reason_of_transport(r.ec);
     a.cls = classify(attempt_facts{r.failure, 0, {}});
   } else {
     a = classify_answer(std::move(r.response));
@@ -193,6 +195,7 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
       if (a.status == 202) {
         const std::string* where = find_header(a.headers, "Location");
         std::string location = where ? *where : std::string();
+        last_failure_ = errc::still_in_progress;
         keep_as_last(a);
         return begin_polling(location);
       }
@@ -214,8 +217,13 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
       // answer (a 401 while a token refreshes, a gateway's 403 or 404, a 409 for our own order
       // once its key expired, a 422...) stops the writes, and the lookup decides.
       if (may_have_executed_before && !a.proven) {
+        last_failure_ = reason_of_answer(a);
         keep_as_last(a);
         return settle();
+      }
+      // The same name whether the server's 409 says it or the lookup proves it.
+      if (a.cls == attempt_class::business_conflict) {
+        a.error = std::string(to_string(errc::duplicate_business_id));
       }
       return finish(outcome_fields{.kind = outcome_kind::rejected,
                                    .status = a.status,
@@ -228,12 +236,34 @@ void submit_operation::handle_answer(answer a, bool may_have_executed_before) {
     case attempt_class::unknown:
     case attempt_class::not_processed:
     case attempt_class::in_progress: {
+      if (a.status != 0) last_failure_ = reason_of_answer(a);
       const auto retry_after = a.retry_after;
       keep_as_last(a);
       if (polling_) return failed_attempts_exhausted() ? settle() : schedule_poll();
       return schedule_retry(retry_after);
     }
   }
+}
+
+errc submit_operation::reason_of_answer(const answer& a) {
+  switch (a.cls) {
+    case attempt_class::client_bug:
+      return reason_named(a.error).value_or(errc::idempotency_key_misuse);
+    case attempt_class::business_conflict:
+      return errc::duplicate_business_id;
+    case attempt_class::rejected:
+      return problem_name(a.problem) == "invalid-state-transition" ? errc::invalid_state
+                                                                   : errc::rejected;
+    case attempt_class::in_progress:
+      return errc::still_in_progress;
+    case attempt_class::succeeded:  // a 202 being polled
+      return errc::still_in_progress;
+    case attempt_class::not_processed:
+    case attempt_class::unknown:
+    case attempt_class::not_sent:
+      return a.status == 429 ? errc::rate_limited : errc::server_error;
+  }
+  return errc::server_error;
 }
 
 void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {

@@ -229,4 +229,9 @@ intent cancel(const std::string& order_id, const std::string& reason, key_format
                         std::move(payload), order_cancelled_lookup(order_id), format);
 }
 
+std::optional<std::string> created_order_id(const outcome& o) {
+  if (o.kind() != outcome_kind::succeeded) return std::nullopt;
+  return created_resource_id(o.body());
+}
+
 }  // namespace idem::orders

@@ -20,7 +20,12 @@ duration non_negative(duration d) {
 
 deadline::deadline(time_point start, const deadline_policy& policy)
     : end_(detail::saturating_add(start, non_negative(policy.total))), policy_(policy) {
-  policy_.lookup_reserve = non_negative(policy_.lookup_reserve);
+  // A short deadline keeps a share for the writes (deadline_policy::lookup_reserve): a reserve
+  // of 3 s (the default) under a deadline of 3 s would leave no attempt at all.
+  const duration total = non_negative(policy.total);
+  const duration reserve = non_negative(policy_.lookup_reserve);
+  const duration writes = std::max(total - reserve, std::min(total - total / 10, reserve));
+  policy_.lookup_reserve = std::max(std::min(reserve, total - writes), duration{0});
   policy_.min_attempt = non_negative(policy_.min_attempt);
   policy_.attempt_timeout = non_negative(policy_.attempt_timeout);
 }

@@ -62,6 +62,11 @@ TEST(LiveClient, DeadServerIsNotSentWithinTheDeadline) {
   EXPECT_EQ(o.status(), 0);
   EXPECT_TRUE(o.last_transport_error()) << "a refused connect is a transport error";
   EXPECT_FALSE(o.recovered_by_lookup());
+  // The reason, in idem's category and as the portable condition (issue 42).
+  EXPECT_EQ(o.reason(), errc::connection_refused);
+  EXPECT_EQ(o.reason(), std::errc::connection_refused);
+  EXPECT_NE(o.describe().find("connection-refused: connection refused"), std::string::npos)
+      << o.describe();
 }
 
 TEST(LiveClient, SameKeyWithAnotherPayloadIsRejectedAsAKeyMismatch) {

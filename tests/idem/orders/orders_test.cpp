@@ -140,3 +140,27 @@ TEST(OrderCreate, EachOrderHasTheWholeLookupOfItsOwnMerchantOrderId) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CreatedOrderId, TheIdOfASucceededCreateFromItsBodyAndNothingOtherwise) {
+  using idem::outcome;
+  using idem::outcome_fields;
+  using idem::outcome_kind;
+  const outcome created(outcome_fields{
+      .kind = outcome_kind::succeeded, .status = 201, .body = R"({"id":"ord_1","x":2})"});
+  EXPECT_EQ(idem::orders::created_order_id(created), "ord_1");
+  // The order the lookup found is the same resource: its id is the same field.
+  const outcome found(outcome_fields{.kind = outcome_kind::succeeded,
+                                     .status = 200,
+                                     .body = R"({"id":"ord_2"})",
+                                     .recovered_by_lookup = true});
+  EXPECT_EQ(idem::orders::created_order_id(found), "ord_2");
+  const outcome rejected(
+      outcome_fields{.kind = outcome_kind::rejected, .status = 409, .body = R"({"id":"ord_3"})"});
+  EXPECT_EQ(idem::orders::created_order_id(rejected), std::nullopt);
+  const outcome no_id(outcome_fields{.kind = outcome_kind::succeeded, .status = 201, .body = "{}"});
+  EXPECT_EQ(idem::orders::created_order_id(no_id), std::nullopt);
+}
+
+}  // namespace

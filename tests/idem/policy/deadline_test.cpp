@@ -181,14 +181,34 @@ TEST(Deadline, NoReserveMeansTheLookupNeedsTheAttemptMinimum) {
   EXPECT_FALSE(d.can_start_lookup(t0 + 901ms));
 }
 
-TEST(Deadline, ReserveLargerThanTheTotalLeavesNoAttempt) {
+// Issue 42: a reserve at or above the total left no attempt, so a 3 s deadline with the
+// default 3 s reserve sent nothing. A short deadline keeps a tenth of itself for the lookup.
+TEST(Deadline, AShortDeadlineKeepsATenthOfItselfForTheLookup) {
+  const deadline three{t0, {.total = 3s}};
+  EXPECT_EQ(three.lookup_reserve(), 300ms);
+  EXPECT_EQ(three.left_for_attempts(t0), 2700ms);
+  EXPECT_TRUE(three.can_start_attempt(t0));
   const deadline d{t0, {.total = 2s, .lookup_reserve = 3s}};
   EXPECT_EQ(d.left(t0), 2s);
-  EXPECT_EQ(d.left_for_attempts(t0), 0ms);
+  EXPECT_EQ(d.left_for_attempts(t0), 1800ms);
+  EXPECT_EQ(d.attempt_timeout(t0), 1800ms);
+}
+
+// Between the two, the writes get the reserve's length and the lookup the rest; from twice the
+// reserve on (the default 30 s) the reserve is kept whole.
+TEST(Deadline, TheWritesGetAtLeastTheSmallerOfTheReserveAndNineTenths) {
+  EXPECT_EQ((deadline{t0, {.total = 4s}}.lookup_reserve()), 1s);
+  EXPECT_EQ((deadline{t0, {.total = 6s}}.lookup_reserve()), 3s);
+  EXPECT_EQ((deadline{t0, {}}.lookup_reserve()), 3s);
+  EXPECT_EQ((deadline{t0, {.total = 2s, .lookup_reserve = 1s}}.lookup_reserve()), 1s);
+  EXPECT_EQ((deadline{t0, {.total = 1s, .lookup_reserve = 0ms}}.lookup_reserve()), 0ms);
+}
+
+TEST(Deadline, ADeadlineTooShortForTheMinimumLeavesNoAttempt) {
+  const deadline d{t0, {.total = 105ms, .min_attempt = 100ms}};
+  EXPECT_EQ(d.left_for_attempts(t0), 95ms);
   EXPECT_FALSE(d.can_start_attempt(t0));
-  EXPECT_EQ(d.attempt_timeout(t0), 0ms);
-  EXPECT_EQ(d.trim_sleep(1s, t0), 0ms);
-  EXPECT_FALSE(d.sleep_fits(0ms, t0));
+  EXPECT_EQ(d.trim_sleep(1s, t0), 95ms);
 }
 
 TEST(Deadline, ZeroMinimumAttemptStillNeedsSomeTimeLeft) {
