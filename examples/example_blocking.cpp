@@ -23,8 +23,7 @@ int main(int argc, char** argv) {
        .amount_minor = 1500,
        .items = {{.sku = "book", .quantity = 3, .unit_price_minor = 500}}});
   const idem::outcome o = client.submit(order);
-  std::cout << "order: " << idem::to_string(o.kind()) << " (HTTP " << o.status() << ", "
-            << o.attempts() << " attempt(s), key " << o.key() << ")\n";
+  std::cout << "order: " << o << " (key " << o.key() << ")\n";
   if (o.kind() == idem::outcome_kind::unresolved) {
     std::cout << "unresolved: keep the key and resume later; it may have happened\n";
   }

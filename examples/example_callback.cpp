@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
   int exit_status = 1;
   client.async_submit(order, [&](idem::outcome o) {
     // Runs on the client's executor, never inline.
-    std::cout << "order: " << idem::to_string(o.kind()) << " (HTTP " << o.status() << ", "
-              << o.attempts() << " attempt(s), key " << o.key() << ")\n";
+    // e.g. "succeeded, HTTP 201 Created, 1 attempt"; otherwise with its reason() in words.
+    std::cout << "order: " << o << " (key " << o.key() << ")\n";
     if (o.kind() == idem::outcome_kind::succeeded) std::cout << o.body() << '\n';
     exit_status = o.kind() == idem::outcome_kind::succeeded ? 0 : 1;
   });

@@ -7,7 +7,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "idem/client.hpp"
 #include "idem/orders.hpp"
@@ -22,18 +21,16 @@ asio::awaitable<int> buy(idem::client& client) {
        .amount_minor = 1500,
        .items = {{.sku = "book", .quantity = 3, .unit_price_minor = 500}}});
   const idem::outcome created = co_await client.async_submit(order, asio::use_awaitable);
-  std::cout << "order: " << idem::to_string(created.kind()) << " (HTTP " << created.status()
-            << ")\n";
-  if (created.kind() != idem::outcome_kind::succeeded) co_return 1;
-
+  std::cout << "order: " << created << '\n';  // kind, status, attempts and, if any, the reason
   // The order's id comes from its 201, or from the order found by the lookup.
-  const auto order_id = nlohmann::json::parse(created.body()).at("id").get<std::string>();
+  const std::optional<std::string> order_id = idem::orders::created_order_id(created);
+  if (!order_id) co_return 1;
   const idem::intent payment =
-      idem::orders::pay(order_id, {.amount_minor = 1500, .currency = "EUR"});
+      idem::orders::pay(*order_id, {.amount_minor = 1500, .currency = "EUR"});
   const idem::outcome paid = co_await client.async_submit(payment, asio::use_awaitable);
-  std::cout << "payment: " << idem::to_string(paid.kind()) << " (HTTP " << paid.status() << ", "
-            << paid.attempts() << " attempt(s))\n"
-            << paid.body() << '\n';
+  std::cout << "payment: " << paid << '\n' << paid.body() << '\n';
+  // reason() says why in a value an app can test, e.g. idem::errc::attempt_timed_out.
+  if (paid.reason() == idem::errc::duplicate_business_id) std::cout << "paid already\n";
   co_return paid.kind() == idem::outcome_kind::succeeded ? 0 : 1;
 }
 

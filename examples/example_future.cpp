@@ -36,8 +36,7 @@ int main(int argc, char** argv) {
     // Never call get() on the io_context's own thread: it would wait on itself.
     std::future<idem::outcome> pending = client.async_submit(order, boost::asio::use_future);
     const idem::outcome o = pending.get();
-    std::cout << "order: " << idem::to_string(o.kind()) << " (HTTP " << o.status() << ", "
-              << o.attempts() << " attempt(s))\n";
+    std::cout << "order: " << o << '\n';
     exit_status = o.kind() == idem::outcome_kind::succeeded ? 0 : 1;
   }
   work.reset();

@@ -1,7 +1,6 @@
 #include "checkout.hpp"
 
 #include <boost/asio/use_awaitable.hpp>
-#include <nlohmann/json.hpp>
 
 #include "idem/orders.hpp"
 
@@ -20,11 +19,11 @@ boost::asio::awaitable<checkout_result> buy(idem::client& client, const cart& c,
                                             idem::intent order) {
   idem::outcome created_order = co_await client.async_submit(order, boost::asio::use_awaitable);
   checkout_result result{.cart_id = c.id, .order = std::move(created_order), .payment = {}};
-  if (result.order.kind() != idem::outcome_kind::succeeded) co_return result;
-  const auto created = nlohmann::json::parse(result.order.body(), nullptr, false);
-  if (!created.is_object() || !created.contains("id")) co_return result;
-  const idem::intent payment = idem::orders::pay(
-      created["id"].get<std::string>(), {.amount_minor = c.amount_minor, .currency = "EUR"});
+  // Succeeded, from the 201 or the order the lookup found: its id, without parsing the body.
+  const auto order_id = idem::orders::created_order_id(result.order);
+  if (!order_id) co_return result;
+  const idem::intent payment =
+      idem::orders::pay(*order_id, {.amount_minor = c.amount_minor, .currency = "EUR"});
   result.payment = co_await client.async_submit(payment, boost::asio::use_awaitable);
   co_return result;
 }

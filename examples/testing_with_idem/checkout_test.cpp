@@ -63,12 +63,6 @@ std::vector<shop::checkout_result> buy_all(const kit::mock_server_process& serve
   return results;
 }
 
-std::string describe(const idem::outcome& o) {
-  return std::string(idem::to_string(o.kind())) + " (HTTP " + std::to_string(o.status()) + ", " +
-         std::to_string(o.attempts()) + " attempt(s)" + (o.error().empty() ? "" : ", ") +
-         o.error() + ")";
-}
-
 bool final(const idem::outcome& o) {
   return o.kind() == idem::outcome_kind::succeeded || o.kind() == idem::outcome_kind::rejected;
 }
@@ -82,11 +76,11 @@ void expect_every_cart_settled(const kit::mock_server_process& server,
   std::int64_t created = 0;
   std::int64_t paid = 0;
   for (const auto& r : results) {
-    EXPECT_TRUE(final(r.order)) << r.cart_id << " order: " << describe(r.order);
+    EXPECT_TRUE(final(r.order)) << r.cart_id << " order: " << r.order;
     if (r.order.kind() != idem::outcome_kind::succeeded) continue;
     ++created;
     ASSERT_TRUE(r.payment.has_value()) << r.cart_id;
-    EXPECT_TRUE(final(*r.payment)) << r.cart_id << " payment: " << describe(*r.payment);
+    EXPECT_TRUE(final(*r.payment)) << r.cart_id << " payment: " << *r.payment;
     if (r.payment->kind() == idem::outcome_kind::succeeded) ++paid;
   }
   auto stats = server.admin().stats();
