@@ -133,9 +133,10 @@ INSTANTIATE_TEST_SUITE_P(
                       final_row{"declined", problem(402, "payment-declined"), ""},
                       final_row{"not_found", problem(404, "not-found"), ""},
                       final_row{"invalid_state", problem(409, "invalid-state-transition"), ""},
-                      // First attempt: nothing of ours can have executed, so it is someone else's.
+                      // First attempt: nothing of ours can have executed, so it is someone
+                      // else's; error() says so as the lookup's proof does (issue 42).
                       final_row{"duplicate_business_id", problem(409, "duplicate-business-id"),
-                                ""}),
+                                "duplicate-business-id"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST_F(client_test, DuplicateBusinessIdAfterAMaybeExecutedAttemptIsSettledByLookup) {
