@@ -7,4 +7,5 @@ find_package(OpenSSL 3 REQUIRED)
 find_package(CURL 7.85 REQUIRED)  # CURLOPT_PROTOCOLS_STR
 find_package(SQLite3 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 2.1 REQUIRED CONFIG)  # idem-cli's command line (header-only)
 find_package(Threads REQUIRED)

@@ -10,6 +10,7 @@ packages=(
   lld                     # the linker of every configuration (cmake/linker.cmake)
   libboost1.81-dev        # Asio and Beast; Debian's default libboost-dev is 1.74, too old
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev
+  libcli11-dev            # CLI11, header-only: the tools' command lines, help and --version
   libgtest-dev libgmock-dev libbenchmark-dev
   ca-certificates curl    # curl: scripts/demo.sh reads the server's /_mock/stats
   pkgconf                 # the installed-package test also links through idem.pc

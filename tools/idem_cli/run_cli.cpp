@@ -42,10 +42,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         [&](const auto& c) -> int {
           using T = std::decay_t<decltype(c)>;
           if constexpr (std::is_same_v<T, usage_error>) {
-            err << "idem-cli: " << c.message << "\n\n" << usage_text();
+            err << "idem-cli: " << c.message << '\n' << c.usage;
             return exit_usage;
           } else if constexpr (std::is_same_v<T, help_request>) {
-            out << usage_text();
+            out << c.text;
             return exit_all_succeeded;
           } else if constexpr (std::is_same_v<T, submit_args>) {
             return run_submit(c, out, err);

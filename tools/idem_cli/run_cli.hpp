@@ -9,9 +9,10 @@
 namespace idem::cli {
 
 /// Runs idem-cli on `args` (argv without the program name) and returns its exit status:
-/// - a usage error: "idem-cli: <what is wrong>" and the usage text on `err`, nothing on `out`,
-///   exit_usage (2);
-/// - help: the usage text on `out`, 0;
+/// - a usage error: "idem-cli: <what is wrong>" and where the usage is (the short usage, or the
+///   command's --help) on `err`, nothing on `out`, exit_usage (2);
+/// - help or --version: the help of the program or of the command asked for, or the version, on
+///   `out`, 0;
 /// - submit: the outcome as one JSON line on `out`, the status of that outcome; unless it
 ///   succeeded, `idem-cli: <outcome>: <why>` on `err`;
 /// - load and resume: one JSON summary line on `out` (a progress bar on `err` if

@@ -218,14 +218,17 @@ TEST(CliCommonOptions, LoadTakesAPath) {
             "unknown flag --path");
 }
 
-TEST(CliCommonOptions, UsageNamesEveryCommonOption) {
-  const std::string usage = usage_text();
-  for (const char* flag :
-       {"--profile ietf|stripe|generic", "--lookup none", "--lookup-url", "--lookup-select",
-        "--lookup-identify", "--lookup-match", "--lookup-conflict", "--header 'Name: value'",
-        "--cacert FILE", "--attempt-timeout", "[--path /v1/orders]"}) {
-    EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+TEST(CliCommonOptions, EveryCommandsHelpNamesEveryCommonOption) {
+  for (const char* command : {"submit", "load", "resume", "conform"}) {
+    const std::string usage = cli_test::run({command, "--help"}).out;
+    for (const char* flag :
+         {"--profile ietf|stripe|generic", "--lookup none", "--lookup-url", "--lookup-select",
+          "--lookup-identify", "--lookup-match", "--lookup-conflict", "--header 'Name: value'",
+          "--cacert FILE", "--attempt-timeout"}) {
+      EXPECT_NE(usage.find(flag), std::string::npos) << command << ": " << flag;
+    }
   }
+  EXPECT_NE(cli_test::run({"load", "--help"}).out.find("[--path /v1/orders]"), std::string::npos);
 }
 
 // --- what reaches the client -------------------------------------------------------------------

@@ -261,7 +261,7 @@ TEST(CliConform, ABodyFileWithoutThePlaceholderIsAUsageError) {
 }
 
 TEST(CliConform, TheUsageTextNamesTheCommandAndItsExitStatuses) {
-  const auto r = run_text({"--help"});
+  const auto r = run_text({"conform", "--help"});
   EXPECT_NE(r.out.find("idem-cli conform --url URL --token T [--token2 T2]"), std::string::npos);
   EXPECT_NE(r.out.find("3 none failed but some could not be completed"), std::string::npos);
 }

@@ -1,192 +1,188 @@
-// Which subcommand idem-cli was asked for, and each one's own flags (the options they share are
-// read in common_flags.cpp).
+// idem-cli's command line, read by CLI11: the command, its flags, --help and --version, and the
+// help's layout. The only file that includes CLI11 (a large header-only library). Which flags
+// exist and what the help says of them is help_text.cpp's table; what the values mean, the
+// readers' (command_flags.cpp). Unknown, repeated and missing flags are worded here, from what
+// CLI11 collected, in the words idem-cli has always used, each naming its flag.
 #include "idem_cli/command_line/command_line.hpp"
 
-#include <charconv>
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstddef>
-#include <fstream>
-#include <ios>
-#include <iterator>
-#include <nlohmann/json.hpp>
+#include <memory>
+#include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
-#include "idem_cli/command_line/common_flags.hpp"
-#include "idem_cli/command_line/flag_checks.hpp"
+#include "idem/version.hpp"
+#include "idem_cli/command_line/command_flags.hpp"
 #include "idem_cli/command_line/flag_reader.hpp"
-#include "idem_cli/conform/conform_request.hpp"
+#include "idem_cli/command_line/help_text.hpp"
 
 namespace idem::cli {
 namespace {
 
-// --concurrency (1 to 10,000), where given: a socket each (the load makes room for them in the
-// open-file limit, file_limit.hpp).
-std::string read_concurrency(const flag_values& flags, std::size_t& concurrency) {
-  if (!flags.has("concurrency")) return {};
-  auto c = parse_count(flags.get("concurrency"), 10'000);
-  if (!c) return "bad --concurrency '" + flags.get("concurrency") + "' (1 to 10000)";
-  concurrency = *c;
-  return {};
-}
-
-// load's --mix and --seed: the mix replaces --pay; a seed without a mix would mean nothing.
-std::string read_mix(const flag_values& flags, load_args& out) {
-  if (!flags.has("mix")) return flags.has("seed") ? "--seed needs --mix" : "";
-  if (out.pay) return "--pay and --mix contradict (give the payments' share in --mix: pay=1)";
-  auto mix = parse_load_mix(flags.get("mix"));
-  if (auto* error = std::get_if<std::string>(&mix)) return "bad --mix: " + *error;
-  out.mix = std::get<load_mix>(mix);
-  if (flags.has("seed")) {
-    const std::string text = flags.get("seed");
-    const char* end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(text.data(), end, out.seed);
-    if (text.empty() || ec != std::errc{} || ptr != end) {
-      return "bad --seed '" + text + "' (an integer from 0 to 2^64-1)";
-    }
-  }
-  return {};
-}
-
-command parse_submit(const std::vector<std::string>& args) {
-  const flag_spec spec = with_common({"method", "path", "data", "business-id", "journal"}, {},
-                                     {"path", "data", "business-id"});
-  flag_values flags;
-  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
-  submit_args out;
-  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
-  out.path = flags.get("path");
-  out.data = flags.get("data");
-  out.business_id = flags.get("business-id");
-  out.journal = flags.get("journal");
-  if (flags.has("method")) out.method = flags.get("method");
-  if (out.method != "POST") return usage_error{"--method must be POST (submit sends writes)"};
-  if (out.path.front() != '/') return usage_error{"--path must start with '/'"};
-  if (!nlohmann::json::accept(out.data)) return usage_error{"--data is not valid JSON"};
-  return out;
-}
-
-command parse_load(const std::vector<std::string>& args) {
-  const flag_spec spec =
-      with_common({"orders", "concurrency", "journal", "path", "mix", "seed"}, {"pay"}, {"orders"});
-  flag_values flags;
-  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
-  load_args out;
-  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
-  out.pay = flags.has("pay");
-  out.journal = flags.get("journal");
-  auto orders = parse_count(flags.get("orders"), 10'000'000);
-  if (!orders) return usage_error{"bad --orders '" + flags.get("orders") + "' (a count >= 1)"};
-  out.orders = *orders;
-  if (flags.has("path")) {
-    out.path = flags.get("path");
-    if (out.path.empty() || out.path.front() != '/') {
-      return usage_error{"--path must start with '/'"};
-    }
-  }
-  if (auto error = read_concurrency(flags, out.concurrency); !error.empty()) {
-    return usage_error{error};
-  }
-  if (auto error = read_mix(flags, out); !error.empty()) return usage_error{error};
-  return out;
-}
-
-command parse_resume(const std::vector<std::string>& args) {
-  const flag_spec spec = with_common({"journal", "concurrency"}, {}, {"journal"});
-  flag_values flags;
-  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
-  resume_args out;
-  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
-  out.journal = flags.get("journal");
-  if (auto error = read_concurrency(flags, out.concurrency); !error.empty()) {
-    return usage_error{error};
+std::string joined(std::span<const std::string_view> paragraphs) {
+  std::string out;
+  for (std::string_view p : paragraphs) {
+    if (!out.empty()) out += "\n\n";
+    out += p;
   }
   return out;
 }
 
-command parse_journal(const std::vector<std::string>& args) {
-  const flag_spec spec{.valued = {"journal", "show"}, .switches = {}, .required = {"journal"}};
-  flag_values flags;
-  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
-  if (flags.has("show") && flags.get("show").empty()) return usage_error{"--show needs a key"};
-  return journal_args{.journal = flags.get("journal"), .show = flags.get("show")};
+// CLI11's layout, with our synopsis and description where it prints "Usage: NAME [OPTIONS]":
+// its own description slot holds each command's one-line summary, which the program's help lists.
+class help_layout final : public CLI::Formatter {
+ public:
+  std::string make_description(const CLI::App* /*app*/) const override { return {}; }
+  std::string make_usage(const CLI::App* app, std::string /*name*/) const override {
+    const command_help* command = find_command(app->get_name());
+    return std::string(command != nullptr ? command->usage : program_usage()) + "\n";
+  }
+};
+
+// `flag` declared to CLI11, keeping every value given: how many a flag may have is checked by
+// collect(), in our words.
+void declare(CLI::App& app, const flag_help& flag, const std::string& group) {
+  const std::string name = "--" + std::string(flag.name);
+  CLI::Option* option = flag.value.empty() ? app.add_flag(name) : app.add_option(name);
+  option->description(std::string(flag.text))->group(group);
+  if (!flag.value.empty()) {
+    option->take_all()->type_name(std::string(flag.value) + (flag.required ? " REQUIRED" : ""));
+  }
 }
 
-// conform's --body-file: a readable file of at most 1 MiB holding a usable body template.
-std::string read_body_file(const std::string& path, std::string& out) {
-  if (auto error = check_readable_file("--body-file", path); !error.empty()) return error;
-  std::ifstream in(path, std::ios::binary);
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const std::string bad = "bad --body-file '" + path + "': ";
-  if (text.size() > 1024 * 1024) return bad + "larger than 1 MiB";
-  if (auto error = check_body_template(text); !error.empty()) return bad + error;
-  out = std::move(text);
+// The program, its commands and their flags, from help_text's table.
+void describe(CLI::App& app) {
+  auto layout = std::make_shared<help_layout>();
+  layout->column_width(28);
+  app.formatter(layout);  // before the commands, which take their parent's
+  app.footer(joined(program_footer()));
+  app.set_version_flag("--version", std::string("idem-cli ") + IDEM_VERSION_STRING);
+  app.allow_extras();  // worded by parse_command_line
+  app.require_subcommand(0, 1);
+  for (const command_help& command : commands()) {
+    CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.summary));
+    sub->allow_extras();  // worded by collect()
+    sub->group("Commands");
+    sub->footer(joined(command.footer));
+    const std::vector<flag_help> flags = flags_of(command);
+    for (std::size_t n = 0; n < flags.size(); ++n) {
+      declare(*sub, flags[n], n < command.own_flags.size() ? "Options" : "Common options");
+    }
+  }
+}
+
+// An argument CLI11 could not place.
+std::string stray(const std::string& arg) {
+  if (arg.starts_with('-')) return "unknown flag " + arg.substr(0, arg.find('='));
+  return "unexpected argument '" + arg + "'";
+}
+
+// The values CLI11 collected for `command`'s flags, or what is wrong with them.
+std::string collect(const CLI::App& sub, const command_help& command, flag_values& out) {
+  if (const auto extra = sub.remaining(); !extra.empty()) return stray(extra.front());
+  std::set<std::string> required;  // checked in name order: "missing --token" before "--url"
+  for (const flag_help& flag : flags_of(command)) {
+    const std::string name(flag.name);
+    const CLI::Option* option = sub.get_option("--" + name);
+    if (option->count() > 1 && !flag.repeatable) return "--" + name + " given twice";
+    for (const std::string& value : option->results()) {
+      // CLI11 reads a switch given alone as "true", and --switch=VALUE as VALUE.
+      if (flag.value.empty() && value != "true") return "--" + name + " takes no value";
+      out.add(name, flag.value.empty() ? std::string() : value);
+    }
+    if (flag.required) required.insert(name);
+  }
+  for (const std::string& name : required) {
+    if (!out.has(name)) return "missing --" + name;
+    if (out.get(name).empty()) return "--" + name + " must not be empty";
+  }
   return {};
 }
 
-// conform's own flags (the common ones are read by read_common).
-std::string read_conform(const flag_values& flags, conform_args& out) {
-  if (flags.has("token2")) {
-    out.token2 = flags.get("token2");
-    if (out.token2.empty()) return "--token2 must not be empty";
-    if (out.token2 == out.common.token) return "--token2 must be another principal's token";
-  }
-  if (flags.has("path")) {
-    out.path = flags.get("path");
-    if (out.path.empty() || out.path.front() != '/') return "--path must start with '/'";
-  }
-  if (flags.has("body-file")) {
-    if (auto error = read_body_file(flags.get("body-file"), out.body_template); !error.empty()) {
-      return error;
+// CLI11 2.1 reads `--name=` as `--name` and takes the next argument as its value; an empty value
+// after '=' is the flag's own (`--lookup-select=`: the whole answer), so it is passed apart.
+// A switch keeps its form: CLI11 reads `--switch=` as the switch.
+std::vector<std::string> with_empty_values_apart(const std::vector<std::string>& args,
+                                                 const command_help* command) {
+  const std::vector<flag_help> flags =
+      command != nullptr ? flags_of(*command) : std::vector<flag_help>{};
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    if (!arg.starts_with("--") || arg.find('=') != arg.size() - 1) {
+      out.push_back(arg);
+      continue;
     }
-  }
-  if (flags.has("id-pointer")) {
-    out.id_pointer = flags.get("id-pointer");
-    if (auto error = check_json_pointer("--id-pointer", out.id_pointer); !error.empty()) {
-      return error;
+    const std::string_view name = std::string_view(arg).substr(2, arg.size() - 3);
+    if (std::ranges::any_of(
+            flags, [&](const flag_help& f) { return f.name == name && f.value.empty(); })) {
+      out.push_back(arg);
+      continue;
     }
+    out.push_back("--" + std::string(name));
+    out.emplace_back();
   }
-  if (flags.has("race")) {
-    auto n = parse_count(flags.get("race"), 1000);
-    if (!n || *n < 2) return "bad --race '" + flags.get("race") + "' (2 to 1000)";
-    out.race = *n;
-  }
-  const std::string format = flags.has("format") ? flags.get("format") : "table";
-  if (format != "table" && format != "json") {
-    return "bad --format '" + format + "' (table or json)";
-  }
-  if (flags.has("json") && format == "table" && flags.has("format")) {
-    return "--json and --format table contradict";
-  }
-  out.json = format == "json" || flags.has("json");
-  return {};
-}
-
-command parse_conform(const std::vector<std::string>& args) {
-  flag_spec spec =
-      with_common({"token2", "path", "body-file", "id-pointer", "race", "format"}, {"json"}, {});
-  spec.valued.erase("deadline");  // each request has its timeout; a check has no intent
-  flag_values flags;
-  if (auto error = read_flags(args, 1, spec, flags); !error.empty()) return usage_error{error};
-  conform_args out;
-  if (auto error = read_common(flags, out.common); !error.empty()) return usage_error{error};
-  if (auto error = read_conform(flags, out); !error.empty()) return usage_error{error};
   return out;
+}
+
+std::string see_help(std::string_view command) {
+  return "'idem-cli " + std::string(command) + " --help' lists its flags.\n";
 }
 
 }  // namespace
 
-command parse_command_line(const std::vector<std::string>& args) {
-  if (args.empty()) return usage_error{"missing command"};
-  const std::string& name = args[0];
-  if (name == "--help" || name == "-h" || name == "help") return help_request{};
-  if (name == "submit") return parse_submit(args);
-  if (name == "load") return parse_load(args);
-  if (name == "resume") return parse_resume(args);
-  if (name == "journal") return parse_journal(args);
-  if (name == "conform") return parse_conform(args);
-  return usage_error{"unknown command '" + name + "'"};
+command parse_command_line(const std::vector<std::string>& given) {
+  if (given.empty()) return usage_error{"missing command", std::string(short_usage())};
+  std::vector<std::string> args = given;
+  if (args.front() == "help") {  // `help [COMMAND]`: the program's or that command's --help
+    args.erase(args.begin());
+    args.emplace_back("--help");
+  }
+  const command_help* wanted = find_command(args.front());
+  args = with_empty_values_apart(args, wanted);
+  const std::string last = args.back();
+  CLI::App app{"", "idem-cli"};
+  describe(app);
+  std::reverse(args.begin(), args.end());  // CLI11 reads the arguments from the back
+  try {
+    app.parse(std::move(args));
+  } catch (const CLI::CallForHelp&) {
+    return help_request{app.help()};
+  } catch (const CLI::CallForVersion& version) {
+    return help_request{std::string(version.what()) + "\n"};
+  } catch (const CLI::ArgumentMismatch&) {
+    // CLI11 takes the argument after a flag as its value whatever it is: only a flag that ends
+    // the command line can lack one.
+    return usage_error{last + " needs a value", wanted ? see_help(wanted->name) : ""};
+  } catch (const CLI::ParseError& e) {
+    return usage_error{e.what(), std::string(short_usage())};
+  }
+  if (const auto extra = app.remaining(); !extra.empty()) {
+    const std::string& first = extra.front();
+    return usage_error{first.starts_with('-') ? stray(first) : "unknown command '" + first + "'",
+                       std::string(short_usage())};
+  }
+  if (app.get_subcommands().empty()) {
+    return usage_error{"missing command", std::string(short_usage())};
+  }
+  const CLI::App& sub = *app.get_subcommands().front();
+  const command_help& chosen = *find_command(sub.get_name());
+  flag_values flags;
+  if (auto error = collect(sub, chosen, flags); !error.empty()) {
+    return usage_error{std::move(error), see_help(chosen.name)};
+  }
+  command result = read_command(chosen.name, flags);
+  if (auto* error = std::get_if<usage_error>(&result)) error->usage = see_help(chosen.name);
+  return result;
+}
+
+std::string usage_text() {
+  return std::get<help_request>(parse_command_line({"--help"})).text;
 }
 
 }  // namespace idem::cli

@@ -93,25 +93,30 @@ struct conform_args {
   bool json = false;               ///< --json or --format json: the report as JSON
 };
 
-/// `idem-cli --help` or `idem-cli help`.
-struct help_request {};
+/// `--help` (of the program or of one command), `help [COMMAND]` or `--version`: `text` is what
+/// to print on stdout before exiting with status 0.
+struct help_request {
+  std::string text;
+};
 
-/// A bad command line: `message` says what is wrong; the caller prints it with the usage text and
-/// exits with status 2.
+/// A bad command line: `message` says what is wrong; the caller prints it, then `usage` (the
+/// short usage, or where the command's flags are listed), and exits with status 2.
 struct usage_error {
   std::string message;
+  std::string usage{};
 };
 
 using command = std::variant<submit_args, load_args, resume_args, journal_args, conform_args,
                              help_request, usage_error>;
 
-/// Parses `args` (argv without the program name). Flags take `--name value` or `--name=value`;
-/// only --header and --lookup-match may be repeated. Unknown, repeated or missing flags, bad
-/// numbers and durations, a URL libcurl cannot parse or that is not http(s), a malformed or
-/// forbidden header, an unreadable --cacert file and a bad JSON pointer are usage errors.
+/// Parses `args` (argv without the program name) with CLI11 (the commands and flags of
+/// help_text.hpp). Flags take `--name value` or `--name=value`; only --header and --lookup-match
+/// may be repeated. Unknown, repeated or missing flags, bad numbers and durations, a URL libcurl
+/// cannot parse or that is not http(s), a malformed or forbidden header, an unreadable --cacert
+/// file and a bad JSON pointer are usage errors, each naming its flag.
 [[nodiscard]] command parse_command_line(const std::vector<std::string>& args);
 
-/// The usage text printed with --help and after a usage error.
-[[nodiscard]] const char* usage_text() noexcept;
+/// What `idem-cli --help` prints: the commands, durations, the exit statuses.
+[[nodiscard]] std::string usage_text();
 
 }  // namespace idem::cli

@@ -2,7 +2,6 @@
 #include "idem_cli/command_line/common_flags.hpp"
 
 #include <chrono>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -12,14 +11,6 @@
 
 namespace idem::cli {
 namespace {
-
-// The options common to submit, load and resume (contract section 9).
-const std::set<std::string> common_valued = {
-    "url",           "token",           "deadline", "profile",      "lookup", "lookup-url",
-    "lookup-select", "lookup-identify", "header",   "lookup-match", "cacert", "attempt-timeout"};
-const std::set<std::string> common_switches = {"lookup-conflict"};
-const std::set<std::string> common_repeatable = {"header", "lookup-match"};
-const std::set<std::string> common_required = {"url", "token"};
 
 // A positive duration in any form the shared parser accepts (common/duration.hpp, the mock
 // server's forms too); an intent or attempt with no time at all could never be sent.
@@ -84,17 +75,6 @@ std::string read_lookup(const flag_values& flags, lookup_args& out) {
 }
 
 }  // namespace
-
-flag_spec with_common(std::set<std::string> valued, std::set<std::string> switches,
-                      std::set<std::string> required) {
-  valued.insert(common_valued.begin(), common_valued.end());
-  switches.insert(common_switches.begin(), common_switches.end());
-  required.insert(common_required.begin(), common_required.end());
-  return {.valued = std::move(valued),
-          .switches = std::move(switches),
-          .required = std::move(required),
-          .repeatable = common_repeatable};
-}
 
 std::string read_common(const flag_values& flags, common_args& out) {
   out.url = flags.get("url");

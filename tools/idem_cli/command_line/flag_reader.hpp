@@ -1,25 +1,15 @@
 #pragma once
-// How idem-cli reads a subcommand's flags, by hand: which flags it accepts (flag_spec), the values
-// given (flag_values), and the reader that checks the one against the other.
+// The values given to a command's flags, as the parser (CLI11, command_line.cpp) read them and
+// the commands' readers (command_flags.cpp, common_flags.cpp) check them; and the count parser.
 
 #include <cstddef>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace idem::cli {
-
-/// The flags one subcommand accepts: those that take a value, those that may be given more than
-/// once (with a value each), the switches, and the required ones.
-struct flag_spec {
-  std::set<std::string> valued;
-  std::set<std::string> switches;
-  std::set<std::string> required;
-  std::set<std::string> repeatable{};
-};
 
 /// Every value given for each flag, in order (a switch: one empty value).
 class flag_values {
@@ -41,10 +31,6 @@ class flag_values {
  private:
   std::map<std::string, std::vector<std::string>> values_;
 };
-
-/// Reads `--name value`, `--name=value` and `--switch` into `out`; returns an error message or "".
-[[nodiscard]] std::string read_flags(const std::vector<std::string>& args, std::size_t first,
-                                     const flag_spec& spec, flag_values& out);
 
 /// A positive count within [1, max].
 [[nodiscard]] std::optional<std::size_t> parse_count(const std::string& text, std::size_t max);
