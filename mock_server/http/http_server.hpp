@@ -65,8 +65,10 @@ using request_handler = std::function<boost::asio::awaitable<reply>(request)>;
 
 /// An HTTP/1.1 server. Keep-alive; one request at a time per connection (no pipelining of
 /// responses); `HEAD` answers go out without content; trailer fields never reach the handler as
-/// headers; malformed requests get `400` and the connection closes; the accept loop survives
-/// accept errors (e.g. EMFILE: it waits briefly and goes on). All work runs on the given
+/// headers; malformed requests and framing that cannot be trusted get `400` (or `501`) and the
+/// connection closes; the accept loop survives accept errors (EMFILE: a spare descriptor accepts
+/// the waiting connection to answer it `503`; otherwise it waits briefly and goes on, logging one
+/// line per 10 s). All work runs on the given
 /// executor, which should be single-threaded (an io_context run by one thread or a strand).
 /// Thread-safety: call every member from that executor's thread.
 class http_server {
