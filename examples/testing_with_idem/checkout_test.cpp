@@ -121,13 +121,11 @@ class crash_after_first_payment final : public idem::observer {
  public:
   crash_after_first_payment(kit::mock_server_process& server, std::int64_t held)
       : server_(server), held_(held) {}
-  void on_attempt_started(std::string_view key, std::string_view, std::string_view path,
-                          std::uint32_t) override {
-    if (path.ends_with("/payments")) payment_keys_.emplace(key);
+  void on_attempt_started(const idem::trace::attempt_started& e) override {
+    if (e.path.ends_with("/payments")) payment_keys_.emplace(e.ids.key);
   }
-  void on_attempt_finished(std::string_view key, idem::attempt_class, int status,
-                           std::error_code) override {
-    if (crashed_ || status != 201 || !payment_keys_.contains(std::string(key))) return;
+  void on_attempt_finished(const idem::trace::attempt_finished& e) override {
+    if (crashed_ || e.status != 201 || !payment_keys_.contains(std::string(e.ids.key))) return;
     // The delay rule's `times` left says how many payments it is holding right now.
     const auto rules = server_.admin().faults();
     if (rules.ok()) executing_at_kill_ = held_ - (*rules)["rules"][0]["times"].get<std::int64_t>();

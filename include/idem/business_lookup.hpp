@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "idem/lookup_verdict.hpp"
+
 namespace idem {
 
 /// One condition a found record must meet to be ours.
@@ -67,19 +69,6 @@ using lookup_predicate =
 /// placeholder names a value the payload does not have (or `l` has no URL).
 [[nodiscard]] std::optional<std::string> expand_lookup_url(const business_lookup& l,
                                                            const nlohmann::json& payload);
-
-/// The verdict on one lookup answer.
-enum class lookup_verdict {
-  found,        ///< our result exists: the intent succeeded
-  not_found,    ///< proven absent (404, 410, or a readable list without ours): nothing of ours
-  conflicting,  ///< the server's record proves another intent owns the business ID: rejected
-  retry,        ///< no usable answer yet (5xx, 408, 429): ask again
-  /// An answer that proves nothing and will not improve by asking again (401, 403, 400, a
-  /// redirect, 204, a body that is not the records): neither found nor absent. It never
-  /// licenses a write; the intent stays unresolved.
-  inconclusive,
-};
-[[nodiscard]] std::string_view to_string(lookup_verdict v) noexcept;
 
 struct lookup_judgement {
   lookup_verdict verdict = lookup_verdict::retry;

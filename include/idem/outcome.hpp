@@ -84,7 +84,6 @@ class outcome {
   [[nodiscard]] std::uint32_t attempts() const noexcept { return f().attempts; }
   [[nodiscard]] const std::string& key() const noexcept { return f().key; }
   [[nodiscard]] std::chrono::milliseconds elapsed() const noexcept { return f().elapsed; }
-  /// Names a client bug ("idempotency-key-mismatch", "foreign-credentials"); empty otherwise.
   /// The reason's name ("idempotency-key-mismatch", "duplicate-business-id",
   /// "foreign-credentials"...) for a client bug, a business verdict or a store failure; empty
   /// otherwise. One spelling per reason: `error() == to_string(errc)` of reason() when set.

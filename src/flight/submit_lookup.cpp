@@ -12,7 +12,6 @@ void submit_operation::settle() {
   if (all_not_sent_) return finish_stopped();
   if (stopping()) return finish_stopped();
   if (!intent_.lookup().enabled()) return finish_stopped();
-  if (core_->opts.observer) core_->opts.observer->on_lookup_started(intent_.key().str());
   send_lookup();
 }
 
@@ -30,10 +29,19 @@ void submit_operation::send_lookup() {
   auto url = expand_lookup_url(intent_.lookup(), intent_.payload());
   if (!url) {
     // A template naming a value the payload lacks can never be asked: nothing is settled.
-    if (core_->opts.observer) core_->opts.observer->on_lookup_finished(intent_.key().str(), false);
     return finish_stopped(errc::lookup_unusable);
   }
   auto req = make_request("GET", absolute(*url), deadline_->lookup_timeout(now));
+  auto& rs = rare();
+  rs.read_started = sched_now();
+  ++rs.lookup_requests;
+  if (auto* o = obs()) {
+    o->on_lookup_started(trace::lookup_started{
+        .ids = ids(),
+        .cause = checking_stale_key_ ? trace::lookup_cause::key_retention_passed
+                                     : trace::lookup_cause::writes_ended,
+        .request = rs.lookup_requests});
+  }
   core_->counters.lookups.fetch_add(1, std::memory_order_relaxed);
   core_->ends.lookup_started();
   send(std::move(req), &submit_operation::on_lookup_done);
@@ -54,18 +62,25 @@ void submit_operation::on_lookup_done(transport_result r) {
     }
     j = judge_lookup(l, intent_.payload(), r.response.status, r.response.body, predicate);
   }
-  auto* obs = core_->opts.observer.get();
-  const std::string key = intent_.key().str();
+  if (auto* o = obs()) {
+    const bool answered = r.failure == transport_failure::none;
+    o->on_lookup_finished(
+        trace::lookup_finished{.ids = ids(),
+                               .request = rare().lookup_requests,
+                               .verdict = j.verdict,
+                               .status = answered ? r.response.status : 0,
+                               .records = static_cast<std::uint32_t>(j.matches),
+                               .transport_error = answered ? std::error_code{} : r.ec,
+                               .duration = took_since(rare().read_started)});
+  }
   core_->store->write(events::lookup_finished{.key = intent_.key(),
                                               .at = wall_now(),
                                               .verdict = std::string(to_string(j.verdict)),
                                               .status = r.response.status});
   switch (j.verdict) {
     case lookup_verdict::found: {
-      if (obs) obs->on_lookup_finished(key, true);
-      const auto records = static_cast<std::uint32_t>(j.matches);
       // A backend that executed the intent twice: still ours, never silent.
-      if (records > 1 && obs) obs->on_duplicates_found(key, records);
+      const auto records = static_cast<std::uint32_t>(j.matches);
       return finish(outcome_fields{.kind = outcome_kind::succeeded,
                                    .status = r.response.status,
                                    .body = std::move(j.record),
@@ -76,14 +91,12 @@ void submit_operation::on_lookup_done(transport_result r) {
     case lookup_verdict::conflicting:
       // The server's own record proves that another intent owns the business ID: ours can
       // never be created under it. Reported with what the server really sent.
-      if (obs) obs->on_lookup_finished(key, false);
       return finish(outcome_fields{.kind = outcome_kind::rejected,
                                    .status = r.response.status,
                                    .body = std::move(j.record),
                                    .headers = std::move(r.response.headers),
                                    .error = std::string(to_string(errc::duplicate_business_id))});
     case lookup_verdict::not_found:
-      if (obs) obs->on_lookup_finished(key, false);
       if (checking_stale_key_) {
         // Proven never executed: the key may be sent again, and the server's retention of it
         // starts again with that write.
@@ -94,7 +107,6 @@ void submit_operation::on_lookup_done(transport_result r) {
       return finish_stopped(errc::lookup_found_nothing);
     case lookup_verdict::inconclusive:
       // Proves nothing, and asking again will not help: no write, unresolved.
-      if (obs) obs->on_lookup_finished(key, false);
       return finish_stopped(errc::lookup_inconclusive);
     case lookup_verdict::retry:
       break;
@@ -106,12 +118,8 @@ void submit_operation::on_lookup_done(transport_result r) {
   if (r.failure == transport_failure::none) {
     if (auto ra = retry_after_of(r.response)) delay = std::max(delay, *ra);
   }
-  if (delay > room) {
-    if (obs) obs->on_lookup_finished(key, false);
-    return finish_stopped(errc::lookup_unanswered);
-  }
-  if (obs) obs->on_backoff(key, delay);
-  wait(delay, [this] { send_lookup(); });
+  if (delay > room) return finish_stopped(errc::lookup_unanswered);
+  wait(trace::wait_reason::lookup_backoff, delay, [this] { send_lookup(); });
 }
 
 }  // namespace idem::detail

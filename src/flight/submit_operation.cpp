@@ -59,6 +59,13 @@ void submit_operation::start(std::optional<intent_record> earlier) {
   start_ = sched_now();
   offline_at_start_ = core_->offline_total(start_);
   deadline_.emplace(start_, options_.deadline.value_or(core_->opts.deadline));
+  if (auto* o = obs()) {
+    o->on_intent_started(
+        trace::intent_started{.ids = ids(),
+                              .method = intent_.op().method,
+                              .path = intent_.op().path,
+                              .earlier_attempts = earlier ? earlier->attempts : 0});
+  }
   if (!earlier) {
     events::created created{
         .what = intent_, .principal = core_->credentials_fingerprint, .at = wall_now()};
@@ -107,7 +114,6 @@ void submit_operation::check_stale_key() {
   // lookup can say whether the first execution happened.
   if (!intent_.lookup().enabled()) return finish_stopped(errc::key_retention_passed);
   checking_stale_key_ = true;
-  if (core_->opts.observer) core_->opts.observer->on_lookup_started(intent_.key().str());
   send_lookup();
 }
 
@@ -234,6 +240,16 @@ void submit_operation::wait(milliseconds d, std::function<void()> next) {
              })));
 }
 
+void submit_operation::wait(trace::wait_reason why, milliseconds d, std::function<void()> next) {
+  if (auto* o = obs()) o->on_wait(trace::wait{.ids = ids(), .reason = why, .delay = d});
+  wait(d, std::move(next));
+}
+
+std::chrono::microseconds submit_operation::took_since(
+    std::chrono::steady_clock::time_point since) const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(sched_now() - since);
+}
+
 void submit_operation::send(http_request req, void (submit_operation::*on_done)(transport_result)) {
   if (core_->opts.decorate) core_->opts.decorate(req);
   transfer_due_ = saturating_add(sched_now(), req.timeout);
@@ -296,8 +312,13 @@ void submit_operation::finish(outcome_fields f, bool record) {
     core_->store->write(
         events::outcome_reported{.key = intent_.key(), .at = wall_now(), .result = o});
   }
-  if (core_->opts.observer) {
-    core_->opts.observer->on_outcome(intent_.key().str(), o.kind(), o.elapsed());
+  if (auto* obs = this->obs()) {
+    obs->on_intent_finished(trace::intent_finished{.ids = ids(),
+                                                   .kind = o.kind(),
+                                                   .reason = o.reason(),
+                                                   .status = o.status(),
+                                                   .attempts = o.attempts(),
+                                                   .elapsed = o.elapsed()});
   }
   auto& c = core_->counters;
   switch (o.kind()) {

@@ -152,6 +152,16 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   [[nodiscard]] std::chrono::steady_clock::time_point sched_now() const;
   class reading_scope;
   void wait(std::chrono::milliseconds d, std::function<void()> next);
+  // The same, told to the observer as a wait for `why` (trace::wait).
+  void wait(trace::wait_reason why, std::chrono::milliseconds d, std::function<void()> next);
+  // The observer (nullptr: none) and what every event of this flight names.
+  [[nodiscard]] observer* obs() const noexcept { return core_->opts.observer.get(); }
+  [[nodiscard]] trace::intent_ids ids() const {
+    return {intent_.key().str(), intent_.lookup().business_id};
+  }
+  // Time since `since` on the scheduler's clock, as an event's duration.
+  [[nodiscard]] std::chrono::microseconds took_since(
+      std::chrono::steady_clock::time_point since) const;
   // Sends `req` as the one transfer outstanding (cancellable), then calls on_done on the strand.
   void send(http_request req, void (submit_operation::*on_done)(transport_result));
   // The transfer's completion handler: on_done of the operation, on the client's strand, with
@@ -267,6 +277,10 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     std::string poll_url;
     std::chrono::steady_clock::time_point next_resend;
     std::uint64_t park_generation = 0;
+    // The lookup or poll request outstanding started then (its event's duration), and how
+    // many lookup requests this flight sent.
+    std::chrono::steady_clock::time_point read_started;
+    std::uint32_t lookup_requests = 0;
     void (submit_operation::*parked_next)() = nullptr;
   };
   [[nodiscard]] rare_state& rare();

@@ -50,13 +50,13 @@ void submit_operation::resume(milliseconds delay) {
     });
     return;
   }
-  wait(delay, [this, next] { (this->*next)(); });
+  wait(trace::wait_reason::resume_spread, delay, [this, next] { (this->*next)(); });
 }
 
 void submit_operation::redrive() {
   // The connection may have died with the request on it, or not: the same key makes sending
   // again safe either way. Spread, so that a return to the foreground is no burst.
-  wait(core_->resume_delay(), [this] { next_attempt(); });
+  wait(trace::wait_reason::resume_spread, core_->resume_delay(), [this] { next_attempt(); });
 }
 
 std::chrono::steady_clock::time_point submit_operation::deadline_now() const {

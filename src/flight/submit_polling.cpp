@@ -31,7 +31,7 @@ void submit_operation::schedule_poll() {
   const milliseconds room = deadline_->sleep_room(now);
   if (room <= milliseconds{0}) return settle();
   const milliseconds delay = std::clamp(core_->opts.poll_interval, milliseconds{1}, room);
-  wait(delay, [this] { poll_once(); });
+  wait(trace::wait_reason::poll_interval, delay, [this] { poll_once(); });
 }
 
 void submit_operation::poll_once() {
@@ -49,10 +49,19 @@ void submit_operation::poll_once() {
   }
   if (r.poll_url.empty()) return schedule_poll();
   auto req = make_request("GET", r.poll_url, deadline_->attempt_timeout(deadline_now()));
+  r.read_started = now;
+  if (auto* o = obs()) o->on_poll_started(trace::poll_started{.ids = ids()});
   send(std::move(req), &submit_operation::on_poll_done);
 }
 
 void submit_operation::on_poll_done(transport_result r) {
+  if (auto* o = obs()) {
+    o->on_poll_finished(trace::poll_finished{
+        .ids = ids(),
+        .status = r.failure == transport_failure::none ? r.response.status : 0,
+        .transport_error = r.failure == transport_failure::none ? std::error_code{} : r.ec,
+        .duration = took_since(rare().read_started)});
+  }
   if (stopping()) return finish_stopped();
   if (r.failure != transport_failure::none) {
     last_transport_error_ = r.ec;

@@ -102,9 +102,11 @@ void submit_operation::send_write_journaled(http_request req) {
   }
   core_->counters.attempts.fetch_add(1, std::memory_order_relaxed);
   attempt_started_ = now;
-  if (core_->opts.observer) {
-    core_->opts.observer->on_attempt_started(intent_.key().str(), intent_.op().method,
-                                             intent_.op().path, attempts_);
+  if (auto* o = obs()) {
+    o->on_attempt_started(trace::attempt_started{.ids = ids(),
+                                                 .method = intent_.op().method,
+                                                 .path = intent_.op().path,
+                                                 .attempt = attempts_});
   }
   send(std::move(req), &submit_operation::on_write_done);
 }
@@ -152,10 +154,15 @@ void submit_operation::on_write_done(transport_result r) {
       }
     }
   }
-  if (core_->opts.observer) {
-    core_->opts.observer->on_attempt_finished(
-        intent_.key().str(), a.cls, a.status,
-        r.failure == transport_failure::none ? std::error_code{} : r.ec);
+  if (auto* o = obs()) {
+    o->on_attempt_finished(trace::attempt_finished{
+        .ids = ids(),
+        .attempt = attempts_,
+        .cls = a.cls,
+        .status = a.status,
+        .replayed = a.replayed,
+        .transport_error = r.failure == transport_failure::none ? std::error_code{} : r.ec,
+        .duration = took_since(attempt_started_)});
   }
   core_->store->write(events::attempt_finished{
       .key = intent_.key(),
@@ -274,7 +281,11 @@ void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
   // writing now and keep the time for the lookup.
   if (retry_after && !deadline_->sleep_fits(*retry_after, now)) return settle();
   milliseconds delay = rare().retries.next_delay(core_->rng);
-  if (retry_after) delay = std::max(delay, *retry_after);
+  auto why = trace::wait_reason::backoff;
+  if (retry_after && *retry_after > delay) {
+    delay = *retry_after;
+    why = trace::wait_reason::retry_after;
+  }
   if (!deadline_->sleep_fits(delay, now)) {
     // Trim the jitter so that one more attempt still fits; never below Retry-After (it fits).
     // No room at all would mean back-to-back attempts at the very end of the window.
@@ -282,9 +293,8 @@ void submit_operation::schedule_retry(std::optional<milliseconds> retry_after) {
     if (room <= milliseconds{0}) return settle();
     delay = room;
   }
-  if (core_->opts.observer) core_->opts.observer->on_backoff(intent_.key().str(), delay);
   core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = delay});
-  wait(delay, [this] { acquire_token(); });
+  wait(why, delay, [this] { acquire_token(); });
 }
 
 void submit_operation::acquire_token() {
@@ -293,9 +303,8 @@ void submit_operation::acquire_token() {
   // An empty budget means "not now", not "never": wait for the trickle within the deadline.
   const milliseconds until = std::max(core_->budget.time_until_token(now), milliseconds{1});
   if (!deadline_->sleep_fits(until, deadline_now())) return settle();
-  if (core_->opts.observer) core_->opts.observer->on_backoff(intent_.key().str(), until);
   core_->store->write(events::waited{.key = intent_.key(), .at = wall_now(), .delay = until});
-  wait(until, [this] { acquire_token(); });
+  wait(trace::wait_reason::retry_budget, until, [this] { acquire_token(); });
 }
 
 }  // namespace idem::detail

@@ -33,8 +33,7 @@ std::optional<crash_at> from_env() {
 class crash_observer final : public observer {
  public:
   crash_observer(crash_at at, boost::asio::any_io_executor ex) : at_(std::move(at)), ex_(ex) {}
-  void on_attempt_started(std::string_view, std::string_view, std::string_view,
-                          std::uint32_t) override {
+  void on_attempt_started(const trace::attempt_started&) override {
     ++started_;
     if (started_ != at_.n) return;
     if (at_.point == "before-send") die();
@@ -43,7 +42,7 @@ class crash_observer final : public observer {
       timer->async_wait([timer](boost::system::error_code) { die(); });
     }
   }
-  void on_attempt_finished(std::string_view, attempt_class, int, std::error_code) override {
+  void on_attempt_finished(const trace::attempt_finished&) override {
     if (at_.point == "after-response" && ++finished_ == at_.n) die();
   }
 

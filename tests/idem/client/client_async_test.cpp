@@ -405,20 +405,16 @@ TEST_F(client_test, AMoveOnlyHandlerIsTakenAsItIs) {
 
 class counting_observer final : public observer {
  public:
-  void on_attempt_started(std::string_view key, std::string_view, std::string_view,
-                          std::uint32_t) override {
+  void on_attempt_started(const trace::attempt_started& e) override {
     ++attempts;
-    keys.emplace_back(key);
+    keys.emplace_back(e.ids.key);
   }
-  void on_attempt_finished(std::string_view, attempt_class, int status,
-                           std::error_code transport_error) override {
-    if (status == 0) errors.push_back(transport_error);
+  void on_attempt_finished(const trace::attempt_finished& e) override {
+    if (e.status == 0) errors.push_back(e.transport_error);
   }
-  void on_backoff(std::string_view, std::chrono::milliseconds) override { ++backoffs; }
-  void on_lookup_started(std::string_view) override { ++lookups; }
-  void on_outcome(std::string_view, outcome_kind k, std::chrono::milliseconds) override {
-    last = k;
-  }
+  void on_wait(const trace::wait&) override { ++backoffs; }
+  void on_lookup_started(const trace::lookup_started&) override { ++lookups; }
+  void on_intent_finished(const trace::intent_finished& e) override { last = e.kind; }
   std::vector<std::string> keys;
   std::vector<std::error_code> errors;
   int attempts = 0, backoffs = 0, lookups = 0;

@@ -144,7 +144,7 @@ TEST_F(ClientKeyRetention, AClientThatTrustsTooLongARetentionResendsAndTheLookup
 // between a write whose answer was lost and its retry.
 class offline_after_first_attempt final : public observer {
  public:
-  void on_attempt_finished(std::string_view, attempt_class, int, std::error_code) override {
+  void on_attempt_finished(const trace::attempt_finished&) override {
     if (finished++ == 0 && c) c->set_network(network_status::offline);
   }
   client* c = nullptr;

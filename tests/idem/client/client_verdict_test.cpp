@@ -100,7 +100,9 @@ TEST_F(client_test, AKeyMismatchAfterAMaybeExecutedAttemptStillSaysSo) {
 
 class duplicates_observer : public observer {
  public:
-  void on_duplicates_found(std::string_view, std::uint32_t records) override { found = records; }
+  void on_lookup_finished(const trace::lookup_finished& e) override {
+    if (e.verdict == lookup_verdict::found) found = e.records;
+  }
   std::uint32_t found = 0;
 };
 

@@ -25,10 +25,10 @@
 #include "idem/client.hpp"
 #include "idem/orders.hpp"
 #include "idem/server_profile.hpp"
-#include "tests/support/servers/fault_proxy.hpp"
 #include "tests/support/http/http_client.hpp"
 #include "tests/support/http/integration.hpp"
 #include "tests/support/processes/node_app.hpp"
+#include "tests/support/servers/fault_proxy.hpp"
 
 namespace idem::test {
 namespace {
@@ -116,9 +116,7 @@ struct batch {
 // client's strand, which run_batch drives on the test's thread.
 struct status_tally final : observer {
   std::map<int, int> statuses;
-  void on_attempt_finished(std::string_view, attempt_class, int status, std::error_code) override {
-    ++statuses[status];
-  }
+  void on_attempt_finished(const trace::attempt_finished& e) override { ++statuses[e.status]; }
 };
 
 constexpr int in_flight = 16;

@@ -87,12 +87,10 @@ inline nlohmann::json rule(std::string fault, std::string route,
 struct recording_observer final : observer {
   std::vector<int> statuses;
   std::vector<std::chrono::milliseconds> waits;
-  void on_attempt_finished(std::string_view, attempt_class, int status, std::error_code) override {
-    statuses.push_back(status);
+  void on_attempt_finished(const trace::attempt_finished& e) override {
+    statuses.push_back(e.status);
   }
-  void on_backoff(std::string_view, std::chrono::milliseconds delay) override {
-    waits.push_back(delay);
-  }
+  void on_wait(const trace::wait& e) override { waits.push_back(e.delay); }
 };
 
 // A port on 127.0.0.1 where nothing listens.
