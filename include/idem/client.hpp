@@ -26,9 +26,11 @@
 #include "idem/observer.hpp"
 #include "idem/outcome.hpp"
 #include "idem/planned_intent.hpp"
+#include "idem/resume.hpp"
 #include "idem/retry_budget.hpp"
 #include "idem/scheduler.hpp"
 #include "idem/server_profile.hpp"
+#include "idem/submit_options.hpp"
 #include "idem/transport.hpp"
 
 namespace idem {
@@ -70,12 +72,6 @@ struct credentials {
   [[nodiscard]] static credentials from_provider(std::function<std::string()> provider,
                                                  std::string principal_id,
                                                  std::string header = "Authorization");
-};
-
-/// Per-submission settings that override the client's.
-struct submit_options {
-  std::optional<deadline_policy> deadline{};  ///< this intent's budget instead of the client's
-  header_list headers{};                      ///< sent on this intent's writes and lookups
 };
 
 /// Client settings; a value with defaults that follow the contract.
@@ -198,6 +194,27 @@ class client {
         token, p);
   }
 
+  /// Drives every open intent of the store to an end (on start-up, to finish what a killed,
+  /// interrupted or shut-down process left), each with its own key and exact bytes under a
+  /// fresh deadline, at most `options.concurrency` at a time; completes with
+  /// `void(resume_summary)` on the token's associated executor. Intents of another principal
+  /// are refused or skipped (resume_options::skip_foreign). A planned intent (a payment of an
+  /// order) is bound to what its prerequisite created once that succeeded (now, or when it
+  /// succeeds during this resume: dependants go first); one whose prerequisite can never
+  /// succeed is written down as abandoned, never sent. Cancellation (any type) starts nothing
+  /// more and passes its type on to every submission in flight; the summary then has
+  /// errc::cancelled. Throws std::invalid_argument for options that cannot work.
+  /// docs/JOURNAL.md ("Resume").
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
+  auto async_resume(resume_options options, CompletionToken&& token = CompletionToken{}) {
+    return boost::asio::async_initiate<CompletionToken, void(resume_summary)>(
+        [this](auto handler, resume_options o) {
+          resume_impl(std::move(o), boost::asio::any_completion_handler<void(resume_summary)>(
+                                        std::move(handler)));
+        },
+        token, std::move(options));
+  }
+
   /// The network as the platform reports it; call it from any thread whenever it changes.
   /// While offline no attempt, poll or lookup starts: a submission whose next step needs the
   /// network waits for it (its deadline runs on unless `lifecycle.pause_deadline_while_offline`;
@@ -258,6 +275,8 @@ class client {
  private:
   void submit_impl(const intent& i, submit_options options,
                    boost::asio::any_completion_handler<signature> handler);
+  void resume_impl(resume_options options,
+                   boost::asio::any_completion_handler<void(resume_summary)> handler);
   void plan_impl(const intent& i, std::optional<std::string> depends_on,
                  boost::asio::any_completion_handler<void(std::error_code)> handler);
   void flush_impl(std::chrono::milliseconds within, bool shutdown,

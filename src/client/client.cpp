@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 
 #include "client/policy_check.hpp"
+#include "client/resume_run.hpp"
+#include "client/submit_on.hpp"
 #include "flight/client_core.hpp"
 #include "flight/credentials_principal.hpp"
 #include "flight/submit_operation.hpp"
@@ -77,7 +79,23 @@ void client::submit_impl(const intent& i, submit_options options,
                          boost::asio::any_completion_handler<signature> handler) {
   // Before anything is posted: the caller learns at once, on its own thread.
   if (options.deadline) detail::check_deadline(*options.deadline, "submit_options.deadline");
-  auto c = core_;
+  detail::submit_on(core_, i, std::move(options), std::move(handler));
+}
+
+void client::resume_impl(resume_options options,
+                         boost::asio::any_completion_handler<void(resume_summary)> handler) {
+  if (options.submit.deadline) {
+    detail::check_deadline(*options.submit.deadline, "resume_options.submit.deadline");
+  }
+  if (options.concurrency == 0) {
+    throw std::invalid_argument("resume_options.concurrency must be at least 1");
+  }
+  detail::start_resume(core_, std::move(options), std::move(handler));
+}
+
+void detail::submit_on(const std::shared_ptr<client::core>& core, const intent& i,
+                       submit_options options, outcome_handler handler) {
+  auto c = core;
   auto cancellation = detail::watch_cancellation(handler, c);
   detail::post_on(c->posting_strand,
                   [c, i, cancellation, o = std::move(options), h = std::move(handler)]() mutable {
