@@ -23,7 +23,8 @@ bool executable_file(const std::string& path) {
 
 }  // namespace
 
-mock_result<std::string> find_mock_server(const std::string& explicit_path) {
+mock_result<std::string> find_mock_server(const std::string& explicit_path,
+                                          const std::string& package_server) {
   if (!explicit_path.empty()) {
     if (executable_file(explicit_path)) return explicit_path;
     return mock_error{mock_errc::server_not_found,
@@ -36,6 +37,10 @@ mock_result<std::string> find_mock_server(const std::string& explicit_path) {
                       std::string{"IDEM_MOCK_SERVER="} + env + " is not an executable file"};
   }
   std::vector<std::string> looked{"$IDEM_MOCK_SERVER (not set)"};
+  if (!package_server.empty()) {
+    if (executable_file(package_server)) return package_server;
+    looked.push_back(package_server);
+  }
   const std::string installed = IDEM_TESTING_INSTALLED_MOCK_SERVER;
   if (!installed.empty()) {
     if (executable_file(installed)) return installed;

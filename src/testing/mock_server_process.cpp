@@ -134,7 +134,7 @@ struct mock_server_process::state {
 
 mock_result<mock_server_process> mock_server_process::start(mock_server_options options) {
   if (auto valid = check(options); !valid) return valid.error();
-  auto binary = find_mock_server(options.binary);
+  auto binary = find_mock_server(options.binary, options.package_server);
   if (!binary) return binary.error();
   auto dir = detail::temp_directory::make();
   if (!dir) return dir.error();

@@ -139,3 +139,10 @@ echo "== examples/testing_with_idem"
   -DCMAKE_CXX_FLAGS="$extra_flags" -DCMAKE_EXE_LINKER_FLAGS="$extra_flags"
 "$cmake_bin" --build "$work/testing-example" -j 2
 "$(dirname "$cmake_bin")/ctest" --test-dir "$work/testing-example" --output-on-failure
+
+# Run by hand, outside CTest and without IDEM_MOCK_SERVER, from an install under a prefix other
+# than the one idem was configured with: the kit finds the server of the package it was built
+# against (find_mock_server's third place), not only under the configure-time prefix.
+echo "== the example's tests run by hand (no IDEM_MOCK_SERVER)"
+(unset IDEM_MOCK_SERVER; cd "$work" && PATH=/usr/bin:/bin \
+  "$work/testing-example/checkout_test" --gtest_filter='Presets/*lost_responses')

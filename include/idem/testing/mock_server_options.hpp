@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "idem/testing/fault_set.hpp"
+#include "idem/testing/find_mock_server.hpp"
 
 namespace idem::testing {
 
@@ -19,6 +20,9 @@ struct mock_server_options {
   /// The idem-mock-server to run; empty: looked up (find_mock_server: $IDEM_MOCK_SERVER, the
   /// installed package's bin directory, PATH).
   std::string binary{};
+  /// The server of the installed package the app was built against (find_mock_server's third
+  /// place): set from the app's build by the CMake package; rarely worth changing.
+  std::string package_server = IDEM_TESTING_PACKAGE_MOCK_SERVER;
   /// Guards /_mock/*; mock_server_process::admin() uses it. Visible ASCII. The server gets it in
   /// a file of the kit's private directory (--admin-token-file), never on its command line.
   std::string admin_token = "idem-testing-admin";
