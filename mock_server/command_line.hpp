@@ -1,10 +1,6 @@
 #pragma once
-// The command line of contract section 7:
-//   idem-mock-server --listen 127.0.0.1:0 --db PATH
-//                    (--admin-token-file PATH | --admin-token TOKEN) [--key-ttl 24h]
-//                    [--lease 30s] [--faults FILE.json | preset:NAME] [--fault-seed N]
-//                    [--async-after 2s]
-//                    [--reaper-interval 5s] [--max-wait 10s] [--max-connections 1024]
+// The command line of contract section 7 (`idem-mock-server --help` lists it), read by the
+// programs' shared reader (common/command_line.hpp).
 
 #include <map>
 #include <string>
@@ -15,26 +11,35 @@
 
 namespace idem::mock {
 
-/// What the command line asks for: run with options, or print help.
+/// What the command line asks for: run with options, or print a text and exit
+/// 0.
 struct command_line {
   server_options options;
-  bool help = false;
+  std::string print{};  ///< --help, -h or --version: what to print on stdout
+                        ///< instead of serving
 };
 
-/// Environment variables by name, as the command line reads them (main passes the process's own;
-/// only IDEM_MOCK_ADMIN_TOKEN is read).
+/// Environment variables by name, as the command line reads them (main passes
+/// the process's own; only IDEM_MOCK_ADMIN_TOKEN is read).
 using environment = std::map<std::string, std::string, std::less<>>;
 
-/// Parses argv[1..]. Returns the options or an error message naming the bad argument. Reads the
-/// --faults file or expands the preset (a missing file, invalid rules or an unknown preset are
-/// errors; the last lists the presets). The admin token comes from exactly one of
-/// --admin-token-file and --admin-token, or else from IDEM_MOCK_ADMIN_TOKEN in `env`; a token
-/// file that cannot be read, is empty or holds more than a token is an error, as is a variable
-/// that is set but empty when no flag gives the token.
+/// Parses argv[1..]: `--name value` or `--name=value`; a flag given again
+/// replaces its value, but for --principal (repeatable). Returns the options or
+/// an error message naming the bad argument. Reads the --faults file or expands
+/// the preset (a missing file, invalid rules or an unknown preset are errors;
+/// the last lists the presets). The admin token comes from exactly one of
+/// --admin-token-file and --admin-token, or else from IDEM_MOCK_ADMIN_TOKEN in
+/// `env`; a token file that cannot be read, is empty or holds more than a token
+/// is an error, as is a variable that is set but empty when no flag gives the
+/// token.
 [[nodiscard]] std::variant<command_line, std::string> parse_command_line(
     const std::vector<std::string>& args, const environment& env = {});
 
-/// The usage text printed by --help and after an error.
+/// The help printed by --help: the synopsis, every flag, the presets, the exit
+/// statuses.
 [[nodiscard]] std::string usage();
+
+/// What follows a usage error: the synopsis and where the flags are listed.
+[[nodiscard]] std::string short_usage();
 
 }  // namespace idem::mock

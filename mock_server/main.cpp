@@ -18,12 +18,12 @@ int main(int argc, char** argv) {
   }
   auto parsed = idem::mock::parse_command_line(args, env);
   if (auto* error = std::get_if<std::string>(&parsed)) {
-    std::cerr << "idem-mock-server: " << *error << "\n\n" << idem::mock::usage();
+    std::cerr << "idem-mock-server: " << *error << '\n' << idem::mock::short_usage();
     return 2;
   }
   auto& cmd = std::get<idem::mock::command_line>(parsed);
-  if (cmd.help) {
-    std::cout << idem::mock::usage();
+  if (!cmd.print.empty()) {  // --help or --version
+    std::cout << cmd.print;
     return 0;
   }
   std::signal(SIGPIPE, SIG_IGN);

@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "child_process.hpp"
+#include "common/command_line.hpp"
+#include "idem/version.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 
@@ -21,21 +23,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* usage =
-    "usage: idem_perf --idem-cli PATH --mock-server PATH --out FILE\n"
-    "                 [--before-idem-cli PATH] [--before-mock-server PATH] [--before-label TEXT]\n"
-    "                 [--work-dir DIR] [--commit TEXT] [--repetitions N] [--quick] [--no-pin]\n"
-    "  --idem-cli, --mock-server   the build measured\n"
-    "  --before-*                  an older build, measured the same way (before columns)\n"
-    "  --work-dir                  databases, journals and logs (default ./perf-work): the disk\n"
-    "                              it is on is the one measured\n"
-    "  --commit                    what the report says was measured (e.g. git describe)\n"
-    "  --quick                     one short run per point, to try the harness out\n"
-    "  --no-pin                    leave the clients and the minimal server to the scheduler\n"
-    "                              (by default each client runs on one CPU, the minimal\n"
-    "                              server on another)\n"
-    "idem_minimal_server, idem_raw_curl_load, idem_transport_load, idem_floor_load and\n"
-    "idem_sqlite_pattern are taken from the directory of idem_perf.\n";
+namespace common = idem::common;
+using common::flag;
+using enum common::flag_kind;
+
+common::program_spec program() {
+  std::vector<flag> flags{
+      {"idem-cli", "PATH", "the idem-cli measured", required},
+      {"mock-server", "PATH", "the idem-mock-server measured", required},
+      {"out", "FILE", "where the report goes (docs/PERFORMANCE.md)", required},
+      {"before-idem-cli", "PATH", "an older build, measured the same way (before columns)"},
+      {"before-mock-server", "PATH", "its server (default: --mock-server)"},
+      {"before-label", "TEXT", "what the report calls it (default: the --before-* build)"},
+      {"work-dir", "DIR",
+       "databases, journals and logs (default ./perf-work): the disk\nit is on is the one "
+       "measured"},
+      {"commit", "TEXT", "what the report says was measured (e.g. git describe)"},
+      {"repetitions", "N", "runs per point (default: the plan's)"},
+      {"quick", "", "one short run per point, to try the harness out"},
+      {"no-pin", "",
+       "leave the clients and the minimal server to the scheduler (by\n"
+       "default each client runs on one CPU, the minimal server on another)"},
+  };
+  const std::string_view usage =
+      "usage: idem_perf --idem-cli PATH --mock-server PATH --out FILE [FLAGS]\n"
+      "  Measures idem-cli load against a raw libcurl client and the mock server against\n"
+      "  SQLite's own rate, and writes the report.";
+  const std::string_view footer =
+      "idem_minimal_server, idem_raw_curl_load, idem_transport_load, idem_floor_load and\n"
+      "idem_sqlite_pattern are taken from the directory of idem_perf.\n\n"
+      "exit status: 0 the report is written; 1 the harness failed; 2 usage error.";
+  return common::program_of("idem_perf", IDEM_VERSION_STRING, usage, std::move(flags),
+                            std::string(footer));
+}
 
 // The CPUs the clients and the minimal server run on: the first two this process may use, or
 // none (-1) with fewer than two. Apart, as an app and its server are; and always the same way,
@@ -79,43 +99,40 @@ perf::sqlite_result run_sqlite_pattern(const std::string& program, const std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> flags;
-  bool quick = false;
-  bool pin = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::cout << usage;
-      return 0;
-    }
-    if (flag == "--quick") {
-      quick = true;
-    } else if (flag == "--no-pin") {
-      pin = false;
-    } else if (flag.rfind("--", 0) == 0 && i + 1 < argc) {
-      flags[flag.substr(2)] = argv[++i];
-    } else {
-      std::cerr << "idem_perf: unexpected '" << flag << "'\n" << usage;
-      return 2;
+  const common::program_spec spec = program();
+  auto parsed = common::parse_flags(spec, {argv + 1, argv + argc});
+  if (auto* help = std::get_if<common::help_request>(&parsed)) {
+    std::cout << help->text;
+    return 0;
+  }
+  const auto* read = std::get_if<common::parsed_flags>(&parsed);
+  std::optional<std::size_t> repetitions;
+  if (read != nullptr && read->values.has("repetitions")) {
+    repetitions = common::parse_count(read->values.get("repetitions"), 1000);
+    if (!repetitions) {
+      parsed = common::usage_error{
+          "bad --repetitions '" + read->values.get("repetitions") + "' (1 to 1000)",
+          common::usage_hint(spec)};
     }
   }
-  for (const char* required : {"idem-cli", "mock-server", "out"}) {
-    if (flags.count(required) == 0) {
-      std::cerr << "idem_perf: --" << required << " is required\n" << usage;
-      return 2;
-    }
+  if (auto* error = std::get_if<common::usage_error>(&parsed)) {
+    std::cerr << "idem_perf: " << error->message << '\n' << error->hint;
+    return 2;
   }
+  const common::flag_values& flags = read->values;
+  const bool quick = flags.has("quick");
+  const bool pin = !flags.has("no-pin");
   try {
     raise_file_limit();
     const fs::path self_dir = fs::canonical("/proc/self/exe").parent_path();
     const std::string work_dir =
-        fs::absolute(flags.count("work-dir") ? flags["work-dir"] : "perf-work").string();
+        fs::absolute(flags.has("work-dir") ? flags.get("work-dir") : "perf-work").string();
     fs::create_directories(work_dir);
     for (const char* log : {"/clients.log", "/servers.log"})
       fs::remove(work_dir + log);
 
     perf::plan plan = perf::default_plan(quick);
-    if (flags.count("repetitions")) plan.repetitions = std::stoi(flags["repetitions"]);
+    if (repetitions) plan.repetitions = static_cast<int>(*repetitions);
     const auto [client_cpu, server_cpu] = pin ? pinned_cpus() : std::pair{-1, -1};
 
     auto make_variant = [&](const std::string& name, const std::string& cli,
@@ -146,34 +163,35 @@ int main(int argc, char** argv) {
 
     const auto sqlite =
         run_sqlite_pattern((self_dir / "idem_sqlite_pattern").string(), work_dir, quick);
-    perf::report_input in{
-        .measured = plan,
-        .machine = {},
-        .now = perf::runner{make_variant("current", flags["idem-cli"], flags["mock-server"]), plan}
-                   .run_all(),
-        .before = std::nullopt,
-        .before_label =
-            flags.count("before-label") ? flags["before-label"] : "the --before-* build",
-        .sqlite = sqlite};
-    if (flags.count("before-idem-cli") || flags.count("before-mock-server")) {
+    perf::report_input in{.measured = plan,
+                          .machine = {},
+                          .now = perf::runner{make_variant("current", flags.get("idem-cli"),
+                                                           flags.get("mock-server")),
+                                              plan}
+                                     .run_all(),
+                          .before = std::nullopt,
+                          .before_label = flags.has("before-label") ? flags.get("before-label")
+                                                                    : "the --before-* build",
+                          .sqlite = sqlite};
+    if (flags.has("before-idem-cli") || flags.has("before-mock-server")) {
       const std::string cli =
-          flags.count("before-idem-cli") ? flags["before-idem-cli"] : flags["idem-cli"];
-      const std::string server =
-          flags.count("before-mock-server") ? flags["before-mock-server"] : flags["mock-server"];
+          flags.has("before-idem-cli") ? flags.get("before-idem-cli") : flags.get("idem-cli");
+      const std::string server = flags.has("before-mock-server") ? flags.get("before-mock-server")
+                                                                 : flags.get("mock-server");
       in.before = perf::runner{make_variant("before", cli, server), plan}.run_all();
     }
-    in.machine = perf::describe_machine(work_dir, flags["commit"], sqlite.version);
+    in.machine = perf::describe_machine(work_dir, flags.get("commit"), sqlite.version);
     in.machine.emplace_back(
         "pinning", client_cpu < 0 ? std::string("none (the scheduler places clients and servers)")
                                   : "each client on CPU " + std::to_string(client_cpu) +
                                         ", the minimal server on CPU " +
                                         std::to_string(server_cpu) + " (the mock server unpinned)");
 
-    std::ofstream out{flags["out"]};
-    if (!out) throw std::runtime_error("cannot write " + flags["out"]);
+    std::ofstream out{flags.get("out")};
+    if (!out) throw std::runtime_error("cannot write " + flags.get("out"));
     perf::write_report(out, in);
     out.close();
-    std::cout << "idem_perf: wrote " << flags["out"] << "\n";
+    std::cout << "idem_perf: wrote " << flags.get("out") << "\n";
     perf::print_targets(std::cout, in);
     return 0;
   } catch (const std::exception& e) {

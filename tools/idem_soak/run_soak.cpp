@@ -61,11 +61,11 @@ int run_soak(const std::vector<std::string>& args, const std::string& self_dir, 
              std::ostream& err) {
   const soak_command cmd = parse_soak_options(args, self_dir);
   if (const auto* e = std::get_if<soak_usage_error>(&cmd)) {
-    err << "idem-soak: " << e->message << "\n\n" << soak_usage();
+    err << "idem-soak: " << e->message << '\n' << soak_short_usage();
     return exit_usage;
   }
-  if (std::holds_alternative<soak_help>(cmd)) {
-    out << soak_usage();
+  if (const auto* help = std::get_if<soak_help>(&cmd)) {
+    out << help->text;
     return exit_passed;
   }
   const auto& o = std::get<soak_options>(cmd);

@@ -3,22 +3,57 @@
 #include <array>
 #include <charconv>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <random>
-#include <set>
 
+#include "common/command_line.hpp"
 #include "common/duration.hpp"
+#include "idem/version.hpp"
 
 namespace idem::soak {
 namespace {
 
 namespace fs = std::filesystem;
+using common::flag;
 
-const std::set<std::string> valued = {
-    "mock-server",  "cli",         "intents", "seed",     "client-kills",    "server-kills",
-    "work-dir",     "concurrency", "mix",     "deadline", "attempt-timeout", "overrun-tolerance",
-    "fault-period", "fault-share"};
+common::program_spec soak_program() {
+  std::vector<flag> flags{
+      {"intents", "2000", "plan whole orders until at least N intents (1 to 10000000)"},
+      {"seed", "S", "the seed of the whole run (default: a random one, printed)"},
+      {"client-kills", "3", "SIGKILL idem-cli K times, at seeded points of the run's progress"},
+      {"server-kills", "2", "SIGKILL idem-mock-server K times, each back after a seeded pause"},
+      {"concurrency", "16", "idem-cli's intents in flight (1 to 4096)"},
+      {"mix", "MIX",
+       "what each order gets, as idem-cli load --mix (default\n"
+       "pay=0.8,cancel=0.2,double-pay=0.1,double-order=0.05)"},
+      {"deadline", "10s", "each intent's deadline"},
+      {"attempt-timeout", "2s", "each attempt's timeout (at most --deadline)"},
+      {"fault-period", "3s", "a new seeded rule set this often (and at every server start)"},
+      {"fault-share", "0.5", "about this share of requests meets a fault while the chaos lasts"},
+      {"overrun-tolerance", "500ms", "how far past its deadline an intent may end"},
+      {"mock-server", "PATH", "default: next to idem-soak, or ../mock_server in a build tree"},
+      {"cli", "PATH", "idem-cli (default: next to idem-soak)"},
+      {"work-dir", "DIR",
+       "the databases, journal and logs (default: a new temporary\n"
+       "directory, removed when the run passes unless --keep)"},
+      {"keep", "", "keep the work directory when the run passes"},
+  };
+  const std::string_view usage =
+      "usage: idem-soak [--intents 2000] [--seed S] [--client-kills 3] [--server-kills 2] [FLAGS]\n"
+      "  Runs N intents (orders, payments, cancels, double taps; idem-cli load --mix) through\n"
+      "  idem-cli with a journal against idem-mock-server under a seeded fault schedule that\n"
+      "  mixes every fault kind, while it SIGKILLs the client (resumed from its journal) and the\n"
+      "  server (restarted on the same database and port). Then it clears the faults, resumes\n"
+      "  until every intent is final, and checks the server's database and the client's\n"
+      "  journal: nothing created or charged twice, nothing lost, everything resolved, no\n"
+      "  deadline overrun beyond the tolerance. Prints a verdict table, the seed and the command\n"
+      "  that replays the schedule.";
+  const std::string_view footer =
+      "exit status: 0 every check passed; 1 some invariant was violated; 2 usage error;\n"
+      "             3 the harness itself failed (a program would not start, the run hung).";
+  return common::program_of("idem-soak", IDEM_VERSION_STRING, usage, std::move(flags),
+                            std::string(footer));
+}
 
 template <class T>
 bool parse_number(const std::string& text, T& out) {
@@ -35,15 +70,15 @@ std::string first_existing(const std::vector<fs::path>& candidates) {
 }
 
 struct reader {
-  std::map<std::string, std::string> values;
+  const common::flag_values& values;
   std::string error;
 
   bool duration(const char* name, std::chrono::milliseconds& out, bool zero_ok = false) {
-    auto it = values.find(name);
-    if (it == values.end()) return true;
-    auto d = common::parse_duration(it->second);
+    if (!values.has(name)) return true;
+    const std::string text = values.get(name);
+    auto d = common::parse_duration(text);
     if (!d || (!zero_ok && d->count() == 0)) {
-      error = std::string("bad --") + name + " '" + it->second + "' (e.g. 10s, 500ms)";
+      error = std::string("bad --") + name + " '" + text + "' (e.g. 10s, 500ms)";
       return false;
     }
     out = *d;
@@ -51,12 +86,12 @@ struct reader {
   }
   template <class T>
   bool count(const char* name, T& out, T min, T max) {
-    auto it = values.find(name);
-    if (it == values.end()) return true;
+    if (!values.has(name)) return true;
+    const std::string text = values.get(name);
     T v{};
-    if (!parse_number(it->second, v) || v < min || v > max) {
-      error = std::string("bad --") + name + " '" + it->second + "' (" + std::to_string(min) +
-              " to " + std::to_string(max) + ")";
+    if (!parse_number(text, v) || v < min || v > max) {
+      error = std::string("bad --") + name + " '" + text + "' (" + std::to_string(min) + " to " +
+              std::to_string(max) + ")";
       return false;
     }
     out = v;
@@ -67,55 +102,38 @@ struct reader {
 }  // namespace
 
 soak_command parse_soak_options(const std::vector<std::string>& args, const std::string& self_dir) {
-  reader r;
+  auto parsed = common::parse_flags(soak_program(), args);
+  if (auto* help = std::get_if<common::help_request>(&parsed)) return soak_help{help->text};
+  if (auto* e = std::get_if<common::usage_error>(&parsed)) return soak_usage_error{e->message};
+  const common::flag_values& values = std::get<common::parsed_flags>(parsed).values;
+  reader r{values, {}};
   soak_options o;
-  for (std::size_t n = 0; n < args.size(); ++n) {
-    std::string arg = args[n];
-    if (arg == "--help" || arg == "-h") return soak_help{};
-    if (arg == "--keep") {
-      o.keep = true;
-      continue;
-    }
-    if (!arg.starts_with("--")) return soak_usage_error{"unexpected argument '" + arg + "'"};
-    std::string name = arg.substr(2);
-    std::optional<std::string> value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name.resize(eq);
-    }
-    if (valued.count(name) == 0) return soak_usage_error{"unknown flag --" + name};
-    if (r.values.count(name) != 0) return soak_usage_error{"--" + name + " given twice"};
-    if (!value) {
-      if (n + 1 >= args.size()) return soak_usage_error{"--" + name + " needs a value"};
-      value = args[++n];
-    }
-    r.values[name] = *value;
-  }
   const fs::path self(self_dir);
-  o.cli = r.values.count("cli") ? r.values["cli"] : first_existing({self / "idem-cli"});
-  o.mock_server = r.values.count("mock-server")
-                      ? r.values["mock-server"]
+  o.cli = values.has("cli") ? values.get("cli") : first_existing({self / "idem-cli"});
+  o.mock_server = values.has("mock-server")
+                      ? values.get("mock-server")
                       : first_existing({self / "idem-mock-server",
                                         self / ".." / "mock_server" / "idem-mock-server"});
-  o.work_dir = r.values["work-dir"];
-  if (r.values.count("seed")) {
-    if (!parse_number(r.values["seed"], o.seed)) {
-      return soak_usage_error{"bad --seed '" + r.values["seed"] + "' (0 to 2^64-1)"};
+  o.work_dir = values.get("work-dir");
+  o.keep = values.has("keep");
+  if (values.has("seed")) {
+    if (!parse_number(values.get("seed"), o.seed)) {
+      return soak_usage_error{"bad --seed '" + values.get("seed") + "' (0 to 2^64-1)"};
     }
   } else {
     // Not replayable by itself, hence printed with the verdict.
     std::random_device rd;
     o.seed = (static_cast<std::uint64_t>(rd()) << 32 | rd()) % 1'000'000'000;
   }
-  if (r.values.count("mix")) {
-    auto mix = cli::parse_load_mix(r.values["mix"]);
+  if (values.has("mix")) {
+    auto mix = cli::parse_load_mix(values.get("mix"));
     if (auto* e = std::get_if<std::string>(&mix)) return soak_usage_error{"bad --mix: " + *e};
     o.mix = std::get<cli::load_mix>(mix);
   }
-  if (r.values.count("fault-share")) {
+  if (values.has("fault-share")) {
     double share = -1;
-    if (!parse_number(r.values["fault-share"], share) || !(share >= 0 && share <= 1)) {
-      return soak_usage_error{"bad --fault-share '" + r.values["fault-share"] + "' (0 to 1)"};
+    if (!parse_number(values.get("fault-share"), share) || !(share >= 0 && share <= 1)) {
+      return soak_usage_error{"bad --fault-share '" + values.get("fault-share") + "' (0 to 1)"};
     }
     o.fault_share = share;
   }
@@ -147,32 +165,8 @@ std::string replay_command(const soak_options& o) {
          " --fault-share " + share + " --overrun-tolerance " + ms(o.overrun_tolerance);
 }
 
-const char* soak_usage() noexcept {
-  return R"(usage: idem-soak [--intents 2000] [--seed S] [--client-kills 3] [--server-kills 2]
-                 [--concurrency 16] [--mix pay=0.8,cancel=0.2,double-pay=0.1,double-order=0.05]
-                 [--deadline 10s] [--attempt-timeout 2s] [--fault-period 3s]
-                 [--fault-share 0.5] [--overrun-tolerance 500ms]
-                 [--mock-server PATH] [--cli PATH] [--work-dir DIR] [--keep]
-
-Runs N intents (orders, payments, cancels, double taps; idem-cli load --mix) through idem-cli
-with a journal against idem-mock-server under a seeded fault schedule that mixes every fault
-kind, while it SIGKILLs the client (resumed from its journal) and the server (restarted on the
-same database and port). Then it clears the faults, resumes until every intent is final, and
-checks the server's database and the client's journal: nothing created or charged twice,
-nothing lost, everything resolved, no deadline overrun beyond the tolerance. Prints a verdict
-table, the seed and the command that replays the schedule.
-
-  --intents N          plan whole orders until at least N intents
-  --client-kills K     SIGKILL idem-cli K times, at seeded points of the run's progress
-  --server-kills K     SIGKILL idem-mock-server K times, each back after a seeded pause
-  --fault-period D     a new seeded rule set this often (and at every server start)
-  --fault-share F      about this share of requests meets a fault while the chaos lasts
-  --work-dir DIR       the databases, journal and logs (default: a new temporary directory,
-                       removed when the run passes unless --keep)
-
-exit status: 0 every check passed; 1 some invariant was violated; 2 usage error;
-             3 the harness itself failed (a program would not start, the run hung).
-)";
+std::string soak_short_usage() {
+  return common::usage_hint(soak_program());
 }
 
 }  // namespace idem::soak

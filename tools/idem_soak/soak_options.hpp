@@ -32,19 +32,24 @@ struct soak_options {
 struct soak_usage_error {
   std::string message;
 };
-struct soak_help {};
+/// --help, -h or --version: what to print on stdout.
+struct soak_help {
+  std::string text;
+};
 
 using soak_command = std::variant<soak_options, soak_help, soak_usage_error>;
 
-/// Parses argv without the program name (`--name value` or `--name=value`). `self_dir` is where
-/// idem-soak lives: the default binaries are looked up next to it and in the build tree's
-/// `../mock_server`. A seed not given is drawn at random.
+/// Parses argv without the program name (`--name value` or `--name=value`) with the programs'
+/// shared reader (common/command_line.hpp). `self_dir` is where idem-soak lives: the default
+/// binaries are looked up next to it and in the build tree's `../mock_server`. A seed not given
+/// is drawn at random.
 [[nodiscard]] soak_command parse_soak_options(const std::vector<std::string>& args,
                                               const std::string& self_dir);
 
 /// The command that replays `o` (same seed, sizes and chaos; binaries and work dir left out).
 [[nodiscard]] std::string replay_command(const soak_options& o);
 
-[[nodiscard]] const char* soak_usage() noexcept;
+/// What follows a usage error: the synopsis and where the flags are listed.
+[[nodiscard]] std::string soak_short_usage();
 
 }  // namespace idem::soak

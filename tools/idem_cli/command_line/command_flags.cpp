@@ -20,6 +20,9 @@
 namespace idem::cli {
 namespace {
 
+using common::flag_values;
+using common::parse_count;
+
 // --concurrency (1 to 10,000), where given: a socket each (the load makes room for them in the
 // open-file limit, file_limit.hpp).
 std::string read_concurrency(const flag_values& flags, std::size_t& concurrency) {

@@ -12,6 +12,8 @@
 namespace idem::cli {
 namespace {
 
+using common::flag_values;
+
 // A positive duration in any form the shared parser accepts (common/duration.hpp, the mock
 // server's forms too); an intent or attempt with no time at all could never be sent.
 std::string read_duration(const std::string& flag, const std::string& text,

@@ -4,12 +4,12 @@
 
 #include <string>
 
+#include "common/command_line.hpp"
 #include "idem_cli/command_line/command_line.hpp"
-#include "idem_cli/command_line/flag_reader.hpp"
 
 namespace idem::cli {
 
 /// The options common to submit, load and resume; returns an error message or "".
-[[nodiscard]] std::string read_common(const flag_values& flags, common_args& out);
+[[nodiscard]] std::string read_common(const common::flag_values& flags, common_args& out);
 
 }  // namespace idem::cli
