@@ -1,6 +1,6 @@
 #pragma once
 // The mock server's command-line durations: the parser shared with idem-cli
-// (common/duration.hpp, library idem_duration), under the server's namespace.
+// (common/duration.hpp, library idem_common_lib), under the server's namespace.
 
 #include "common/duration.hpp"
 
