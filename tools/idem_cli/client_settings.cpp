@@ -25,6 +25,7 @@ client_options client_settings(const common_args& args) {
   // The parser accepted the name, so it is known.
   o.profile = server_profile::by_name(args.profile).value_or(server_profile::ietf());
   o.headers = args.headers;
+  o.key_header = args.key_header;
   o.transport_options.tls.ca_file = args.cacert;
   return o;
 }

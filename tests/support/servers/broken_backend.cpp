@@ -72,6 +72,13 @@ mock::response create_order(state& s, const std::string& principal, const json& 
   ++s.executions;
   const std::string merchant_id = body.at("merchant_order_id").get<std::string>();
   if (auto it = s.orders.find({principal, merchant_id}); it != s.orders.end()) {
+    const auto& wording = s.options.wording;
+    if (wording.empty_business_conflict)
+      return mock::response{.status = 409, .headers = {}, .body = {}};
+    if (wording.plain_business_conflict) {
+      return mock::make_json(409,
+                             {{"detail", "order with this merchant_order_id already exists."}});
+    }
     auto res = mock::make_problem(409, "duplicate-business-id", "merchant_order_id is taken",
                                   {{"existing_order_id", it->second.at("id")}});
     res.set_header("Location", "/v1/orders/" + it->second.at("id").get<std::string>());
@@ -100,29 +107,49 @@ mock::response existing(const state& s, const record& r, const std::string& fing
     return res;
   }
   mock::response replay = *r.answer;
-  replay.set_header("Idempotent-Replayed", "true");
+  if (s.options.wording.replay_status != 0) replay.status = s.options.wording.replay_status;
+  if (s.options.wording.mark_replays) replay.set_header("Idempotent-Replayed", "true");
   return replay;
+}
+
+// The request's order, or nullopt when the body has no string merchant_order_id.
+std::optional<json> order_body(const mock::request& req) {
+  auto body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object() || !body.contains("merchant_order_id") ||
+      !body["merchant_order_id"].is_string()) {
+    return std::nullopt;
+  }
+  return body;
+}
+
+// Without a layer: every POST executes, the unique constraint alone refuses duplicates.
+asio::awaitable<mock::reply> post_unprotected(std::shared_ptr<state> s,
+                                              const std::string& principal, const json& body) {
+  co_await wait(s->options.execution);
+  co_return mock::reply{.res = create_order(*s, principal, body)};
 }
 
 asio::awaitable<mock::reply> post_order(std::shared_ptr<state> s, const std::string& principal,
                                         const mock::request& req) {
-  if (req.header_count("Idempotency-Key") == 0) {
-    co_return mock::reply{
-        .res = mock::make_problem(400, "idempotency-key-missing", "Idempotency-Key is required")};
+  const auto body = order_body(req);
+  if (s->options.defects.no_idempotency_layer && body) {
+    co_return co_await post_unprotected(std::move(s), principal, *body);
   }
-  const std::string key{*req.header("Idempotency-Key")};
-  if (req.header_count("Idempotency-Key") > 1 || !valid_key(key)) {
+  const std::string& key_header = s->options.wording.key_header;
+  if (req.header_count(key_header) == 0) {
     co_return mock::reply{
-        .res = mock::make_problem(400, "idempotency-key-invalid", "bad Idempotency-Key")};
+        .res = mock::make_problem(400, "idempotency-key-missing", key_header + " is required")};
   }
-  const auto body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-  if (!body.is_object() || !body.contains("merchant_order_id") ||
-      !body["merchant_order_id"].is_string()) {
+  const std::string key{*req.header(key_header)};
+  if (req.header_count(key_header) > 1 || !valid_key(key)) {
+    co_return mock::reply{.res = mock::make_problem(400, "idempotency-key-invalid", "bad key")};
+  }
+  if (!body) {
     co_return mock::reply{
         .res = mock::make_problem(400, "validation-failed", "merchant_order_id is required")};
   }
   const std::string scope = s->options.defects.keys_not_scoped ? key : principal + '\n' + key;
-  const std::string fingerprint = body.dump();  // keys sorted: a canonical form
+  const std::string fingerprint = body->dump();  // keys sorted: a canonical form
   if (auto it = s->records.find(scope); it != s->records.end()) {
     co_return mock::reply{.res = existing(*s, it->second, fingerprint)};
   }
@@ -133,9 +160,9 @@ asio::awaitable<mock::reply> post_order(std::shared_ptr<state> s, const std::str
     s->records.emplace(scope, record{.fingerprint = fingerprint});  // checked and claimed at once
   }
   co_await wait(s->options.execution);
-  mock::response answer = create_order(*s, principal, body);
+  mock::response answer = create_order(*s, principal, *body);
   s->records.at(scope).answer = answer;
-  answer.set_header("Idempotent-Replayed", "false");
+  if (s->options.wording.mark_replays) answer.set_header("Idempotent-Replayed", "false");
   co_return mock::reply{.res = std::move(answer)};
 }
 
@@ -172,6 +199,10 @@ std::string broken_backend::url() const {
 
 std::size_t broken_backend::executions() {
   return server_.on_io([s = state_] { return s->executions; });
+}
+
+std::size_t broken_backend::orders() {
+  return server_.on_io([s = state_] { return s->orders.size(); });
 }
 
 }  // namespace idem::testing

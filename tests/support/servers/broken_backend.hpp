@@ -12,6 +12,8 @@
 // `Idempotent-Replayed: false`, replays marked `true`, 422 idempotency-key-mismatch,
 // 409 idempotency-request-in-progress with `Retry-After: 1`, 409 duplicate-business-id (stored),
 // 400 for a missing or invalid key and for a body without a merchant_order_id (not stored).
+// broken_backend_wording words answers the way other layers do (a replay answered 409, a bare
+// 409 from the unique constraint, another key header), so conform is tested on how it reads them.
 
 #include <chrono>
 #include <cstddef>
@@ -33,10 +35,28 @@ struct broken_backend_defects {
   bool keys_not_scoped = false;
   /// The body is not compared under a key: another body gets the first body's answer.
   bool body_not_compared = false;
+  /// No idempotency layer at all: the key is not read and every POST executes; only the
+  /// business's unique constraint (one order per merchant_order_id) stops a duplicate.
+  bool no_idempotency_layer = false;
+};
+
+/// How the backend words its answers, each the way some real layer does; none breaks a promise.
+struct broken_backend_wording {
+  /// The status of a replay, its body the stored one (0: the stored status, e.g. a 409 replay
+  /// where the first answer was a 201).
+  int replay_status = 0;
+  bool mark_replays = true;  ///< `Idempotent-Replayed: true|false` on stored answers
+  /// The unique constraint answers a bare 409 `{"detail": "order with this merchant_order_id
+  /// already exists."}` (a web framework's words) instead of problem+json duplicate-business-id.
+  bool plain_business_conflict = false;
+  /// ...and with an empty body: nothing tells it from "in progress".
+  bool empty_business_conflict = false;
+  std::string key_header = "Idempotency-Key";  ///< the header the layer reads the key from
 };
 
 struct broken_backend_options {
   broken_backend_defects defects{};
+  broken_backend_wording wording{};
   std::chrono::milliseconds race_gap{200};  ///< check-then-insert's gap between look-up and insert
   /// How long one execution takes (the key is held meanwhile: duplicates see "in progress").
   std::chrono::milliseconds execution{20};
@@ -55,6 +75,8 @@ class broken_backend {
   /// Executions of the business operation so far (each POST that got past the idempotency
   /// layer), read on the server's thread.
   [[nodiscard]] std::size_t executions();
+  /// Orders the backend holds (what a lookup by business id can find).
+  [[nodiscard]] std::size_t orders();
 
   struct state;  // the records and orders (broken_backend.cpp)
 

@@ -245,6 +245,20 @@ TEST(CliClientSettings, CommonOptionsBecomeTheClientsOptions) {
   EXPECT_EQ(o.credentials.value, "Bearer t");
 }
 
+TEST(CliClientSettings, KeyHeaderNamesTheHeaderTheClientSendsTheKeyIn) {
+  EXPECT_EQ(client_settings(submit_common({})).key_header, "Idempotency-Key");
+  EXPECT_EQ(client_settings(submit_common({"--key-header", "X-Request-Key"})).key_header,
+            "X-Request-Key");
+  EXPECT_EQ(usage_message(submit_with({"--key-header", "X Y"})),
+            "bad --key-header 'X Y': the name may hold letters, digits and !#$%&'*+-.^_`|~");
+  EXPECT_EQ(usage_message(submit_with({"--key-header", "authorization"})),
+            "bad --key-header 'authorization': --token sets Authorization");
+  // The key header named is the CLI's own, like Idempotency-Key by default.
+  const auto message =
+      usage_message(submit_with({"--key-header", "X-Request-Key", "--header", "x-request-key: k"}));
+  EXPECT_TRUE(message.starts_with("bad --header 'x-request-key: ...': idem-cli sets ")) << message;
+}
+
 TEST(CliClientSettings, AttemptTimeoutNeverExceedsTheDeadline) {
   const auto o = client_settings(submit_common({"--attempt-timeout", "1m", "--deadline", "5s"}));
   EXPECT_EQ(o.deadline.attempt_timeout, 5s);

@@ -35,6 +35,14 @@ struct conform_run {
     }
     return "missing";
   }
+  /// How sure the verdict of check `id` is ("proven", "observed", "inconclusive"), or "missing".
+  [[nodiscard]] std::string certainty(const std::string& id) const {
+    if (!report.is_object() || !report.contains("checks")) return "missing";
+    for (const auto& c : report["checks"]) {
+      if (c.value("id", "") == id) return c.value("certainty", "missing");
+    }
+    return "missing";
+  }
   /// The row of check `id` as JSON text, for failure messages.
   [[nodiscard]] std::string row(const std::string& id) const {
     if (report.is_object() && report.contains("checks")) {
@@ -69,6 +77,8 @@ inline void print_table_of(const conform_run& r, std::ostream& out) {
     for (auto v : {cli::verdict::pass, cli::verdict::warn, cli::verdict::fail, cli::verdict::skip})
       if (c.value("verdict", "") == (v == cli::verdict::fail ? "fail" : to_string(v)))
         row.result = v;
+    for (auto s : {cli::certainty::proven, cli::certainty::observed, cli::certainty::inconclusive})
+      if (c.value("certainty", "") == to_string(s)) row.sure = s;
     if (c.contains("profiles_ok"))
       row.profiles_ok = c["profiles_ok"].get<std::vector<std::string>>();
     report.checks.push_back(std::move(row));

@@ -37,6 +37,7 @@ struct common_args {
   lookup_args lookup{};
   header_list headers{};  ///< --header 'Name: value', in the order given
   std::string cacert{};   ///< --cacert: a readable PEM bundle; empty: the system's CAs
+  std::string key_header = "Idempotency-Key";  ///< --key-header: the header carrying the key
   std::chrono::milliseconds deadline{30'000};
   /// --attempt-timeout; zero: the client's default (10 s). Never more than the deadline.
   std::chrono::milliseconds attempt_timeout{0};

@@ -102,9 +102,11 @@ std::string read_common(const flag_values& flags, common_args& out) {
       return "bad --profile '" + out.profile + "' (ietf, stripe or generic)";
     }
   }
+  if (flags.has("key-header")) out.key_header = flags.get("key-header");
+  if (auto error = check_key_header(out.key_header); !error.empty()) return error;
   for (const auto& line : flags.all("header")) {
     std::pair<std::string, std::string> header;
-    if (auto error = parse_header_flag(line, header); !error.empty()) return error;
+    if (auto error = parse_header_flag(line, header, out.key_header); !error.empty()) return error;
     out.headers.push_back(std::move(header));
   }
   if (flags.has("cacert")) {

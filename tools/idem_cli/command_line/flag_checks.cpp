@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -73,7 +74,8 @@ std::string check_base_url(const std::string& flag, const std::string& url) {
   return {};
 }
 
-std::string parse_header_flag(std::string_view text, std::pair<std::string, std::string>& out) {
+std::string parse_header_flag(std::string_view text, std::pair<std::string, std::string>& out,
+                              std::string_view key_header) {
   const auto colon = text.find(':');
   // A message shows the header's name only: its value may be a credential (Authorization,
   // X-Api-Key), and so may a text without a colon.
@@ -94,13 +96,23 @@ std::string parse_header_flag(std::string_view text, std::pair<std::string, std:
     const auto u = static_cast<unsigned char>(c);
     if ((u < 0x20 && c != '\t') || u == 0x7f) return bad + "control characters in the value";
   }
-  for (std::string_view own : {"Authorization", "Idempotency-Key"}) {
+  for (std::string_view own : {std::string_view("Authorization"), key_header}) {
     if (iequals(name, own)) {
       return bad + "idem-cli sets " + std::string(own) +
              " itself (--token; the key is minted per intent)";
     }
   }
   out = {std::string(name), std::string(value)};
+  return {};
+}
+
+std::string check_key_header(std::string_view name) {
+  const std::string bad = "bad --key-header '" + std::string(name) + "': ";
+  if (name.empty()) return bad + "the name is empty";
+  if (!std::ranges::all_of(name, is_token_char)) {
+    return bad + "the name may hold letters, digits and !#$%&'*+-.^_`|~";
+  }
+  if (iequals(name, "Authorization")) return bad + "--token sets Authorization";
   return {};
 }
 

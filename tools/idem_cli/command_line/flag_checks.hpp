@@ -17,10 +17,15 @@ namespace idem::cli {
 
 /// `--header 'Name: value'`: the name an RFC 9110 token, the value without CR, LF or other
 /// control characters (a tab is fine), blanks around the value dropped. The names the CLI sets
-/// itself (Authorization, Idempotency-Key) are refused: a second copy would contradict them.
-/// A refusal names the header but never repeats its value (it may be a credential).
+/// itself (Authorization, and `key_header`: Idempotency-Key unless --key-header names another)
+/// are refused: a second copy would contradict them. A refusal names the header but never
+/// repeats its value (it may be a credential).
 [[nodiscard]] std::string parse_header_flag(std::string_view text,
-                                            std::pair<std::string, std::string>& out);
+                                            std::pair<std::string, std::string>& out,
+                                            std::string_view key_header = "Idempotency-Key");
+
+/// `--key-header NAME`: an RFC 9110 token, not Authorization (--token sets it).
+[[nodiscard]] std::string check_key_header(std::string_view name);
 
 /// An RFC 6901 JSON pointer: "" (the whole document) or "/a/b", with `~` only as ~0 or ~1.
 [[nodiscard]] std::string check_json_pointer(const std::string& flag, const std::string& pointer);

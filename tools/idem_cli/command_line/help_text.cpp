@@ -60,6 +60,7 @@ std::vector<flag> common_flag_table(bool with_deadline) {
        "sent on every request; repeatable. Not Authorization (--token)\n"
        "nor Idempotency-Key (minted per intent); no CR or LF",
        repeatable},
+      {"key-header", "Idempotency-Key", "the header that carries the key"},
       {"cacert", "FILE", "trust the CAs of this PEM file for https:// (default: the system's)"},
       {"lookup", "none",
        "never look a result up by business ID (an intent whose answers\n"

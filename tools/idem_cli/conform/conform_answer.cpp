@@ -1,6 +1,8 @@
 #include "idem_cli/conform/conform_answer.hpp"
 
+#include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 namespace idem::cli {
@@ -24,6 +26,22 @@ bool iequals(std::string_view a, std::string_view b) {
 
 json body_json(const transport_result& r) {
   return json::parse(r.response.body, nullptr, /*allow_exceptions=*/false);
+}
+
+// The string or number at `pointer` in `body` (a parsed answer), if any.
+std::optional<std::string> id_at(const json& body, const std::string& pointer) {
+  if (body.is_discarded() || pointer.empty()) return std::nullopt;
+  try {
+    const json::json_pointer at(pointer);
+    if (body.contains(at)) {
+      const json& id = body.at(at);
+      if (id.is_string()) return id.get<std::string>();
+      if (id.is_number()) return id.dump();
+    }
+  } catch (const json::exception&) {
+    // a pointer this body cannot take: it names nothing here
+  }
+  return std::nullopt;
 }
 
 // What kind of body a non-JSON answer has, for the table.
@@ -55,12 +73,50 @@ std::string describe_answer(const transport_result& r, const std::string& id_poi
   } else if (!succeeded(r)) {
     out += " (" + body_kind(r) + ")";
   }
-  if (auto id = resource_id(r, id_pointer)) out += ", id " + *id;
+  if (auto id = named_resource(r, id_pointer)) out += ", id " + *id;
   if (auto marker = replay_marker(r); !marker.empty()) out += ", " + marker;
   if (const std::string* retry = r.response.header("Retry-After")) {
     out += ", Retry-After: " + *retry;
   }
   return out;
+}
+
+// The body in lower case, for the words below.
+std::string lower_body(const transport_result& r) {
+  std::string text = r.response.body;
+  for (char& ch : text)
+    ch = ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + 32) : ch;
+  return text;
+}
+
+bool holds_any(const std::string& text, std::initializer_list<std::string_view> words) {
+  return std::ranges::any_of(words,
+                             [&](std::string_view w) { return text.find(w) != std::string::npos; });
+}
+
+// An answer that says the first request is still running: a problem name or error code some
+// profile reads as in progress, Retry-After, Stripe-Should-Retry, or words. The profiles read
+// it as if it were a 400: a 409's own reading is the safety rule's, which says nothing.
+bool says_in_progress(const transport_result& r) {
+  const answer_view as_400{.status = 400, .headers = r.response.headers, .body = r.response.body};
+  for (const auto& p : builtin_profiles()) {
+    if (p.classify(as_400).cls == attempt_class::in_progress) return true;
+  }
+  if (r.response.header("Retry-After") != nullptr) return true;
+  if (const std::string* retry = r.response.header("Stripe-Should-Retry");
+      retry && *retry == "true") {
+    return true;
+  }
+  return holds_any(lower_body(r), {"in progress", "in_progress", "in-progress", "being processed",
+                                   "still processing", "concurrent"});
+}
+
+// A 4xx whose words are a unique constraint's (web frameworks' and databases' own phrases).
+bool says_duplicate(const transport_result& r) {
+  const int status = r.response.status;
+  if (status < 400 || status > 499) return false;
+  return holds_any(lower_body(r), {"already exists", "already exist", "duplicate", "unique",
+                                   "already taken", "is taken", "already been"});
 }
 
 }  // namespace
@@ -81,19 +137,7 @@ bool succeeded(const transport_result& r) noexcept {
 
 std::optional<std::string> resource_id(const transport_result& r, const std::string& id_pointer) {
   if (!succeeded(r)) return std::nullopt;
-  const json body = body_json(r);
-  if (!body.is_discarded() && !id_pointer.empty()) {
-    try {
-      const json::json_pointer at(id_pointer);
-      if (body.contains(at)) {
-        const json& id = body.at(at);
-        if (id.is_string()) return id.get<std::string>();
-        if (id.is_number()) return id.dump();
-      }
-    } catch (const json::exception&) {
-      // a pointer this body cannot take: fall back to Location
-    }
-  }
+  if (auto id = id_at(body_json(r), id_pointer)) return id;
   if (const std::string* location = r.response.header("Location")) return *location;
   return std::nullopt;
 }
@@ -129,6 +173,37 @@ bool business_conflict_somewhere(const transport_result& r) {
     if (meaning_under(p, r).cls == attempt_class::business_conflict) return true;
   }
   return false;
+}
+
+std::optional<std::string> named_resource(const transport_result& r,
+                                          const std::string& id_pointer) {
+  if (succeeded(r)) return resource_id(r, id_pointer);
+  return answered(r) ? id_at(body_json(r), id_pointer) : std::nullopt;
+}
+
+bool carries_first_answer(const transport_result& r, const transport_result& first,
+                          const std::string& id_pointer) {
+  if (!answered(r) || business_conflict_somewhere(r)) return false;
+  if (marked_replayed(r)) return true;
+  const json body = body_json(r);
+  if (!body.is_discarded() && !r.response.body.empty() && body == body_json(first)) return true;
+  const auto id = named_resource(r, id_pointer);
+  return id && id == resource_id(first, id_pointer);
+}
+
+duplicate_kind classify_duplicate(const transport_result& r, const transport_result* first,
+                                  const std::string& id_pointer) {
+  if (!answered(r)) return duplicate_kind::other;
+  if (succeeded(r)) return duplicate_kind::success;
+  if (business_conflict_somewhere(r)) return duplicate_kind::business_conflict;
+  if (first ? carries_first_answer(r, *first, id_pointer) : marked_replayed(r)) {
+    return duplicate_kind::stored_answer;
+  }
+  if (says_in_progress(r)) return duplicate_kind::in_progress;
+  if (says_duplicate(r)) return duplicate_kind::business_conflict;
+  const int status = r.response.status;
+  if (status == 409 || status == 425 || status >= 500) return duplicate_kind::ambiguous;
+  return duplicate_kind::other;
 }
 
 std::string describe(const transport_result& r, const std::string& id_pointer) {

@@ -59,6 +59,38 @@ template <class Fits>
 /// unique constraint refused it: it was executed as a new request).
 [[nodiscard]] bool business_conflict_somewhere(const transport_result& r);
 
+/// The resource an answer of any status names in its JSON body at `id_pointer` (a replay given
+/// with another status still carries it); nullopt when it names none. For 2xx answers,
+/// resource_id (which also reads `Location`).
+[[nodiscard]] std::optional<std::string> named_resource(const transport_result& r,
+                                                        const std::string& id_pointer);
+
+/// True when `r`, answering a request that repeats `first` (a success), gives `first`'s answer
+/// back, whatever its status: a replay marker saying true, `first`'s JSON body, or `first`'s
+/// resource id in its body. A business conflict never is (it executed).
+[[nodiscard]] bool carries_first_answer(const transport_result& r, const transport_result& first,
+                                        const std::string& id_pointer);
+
+/// What an answer to a duplicate of a request (one key, one body) is, read from the answer.
+enum class duplicate_kind {
+  success,        ///< a 2xx (its resource id tells a replay from another execution)
+  stored_answer,  ///< the first answer given back with another status (carries_first_answer)
+  in_progress,    ///< says so: a problem type or error code read as in progress, Retry-After,
+                  ///< or words ("in progress", "being processed")
+  /// the business's unique constraint refused it, so it executed: a problem type read as a
+  /// business conflict, or a 4xx whose body says "already exists", "duplicate", "unique"...
+  business_conflict,
+  /// a bare 409 or 425 (or a 5xx): "in progress" and an executed duplicate that the
+  /// constraint refused (or that crashed on it) look alike
+  ambiguous,
+  other,  ///< any other answer, or none
+};
+
+/// How `r` reads as a duplicate; `first` is the first success among its siblings, if any.
+[[nodiscard]] duplicate_kind classify_duplicate(const transport_result& r,
+                                                const transport_result* first,
+                                                const std::string& id_pointer);
+
 /// One line for the table: the status (or the transport failure), the problem name, the
 /// resource id, the replay marker and Retry-After, as far as present.
 [[nodiscard]] std::string describe(const transport_result& r, const std::string& id_pointer);

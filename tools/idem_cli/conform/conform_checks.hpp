@@ -36,10 +36,14 @@ struct conform_context {
 [[nodiscard]] check_result check_mismatch(conform_context& c);
 
 /// 4. `c.race` requests with one key at once (kept in `c.burst`): one execution (pass),
-/// counted through resource ids, business conflicts and the lookup; more (fail).
+/// counted by what the backend holds (the lookup's records, the resource ids the answers name,
+/// a replay given with another status included), plus the business conflicts among the answers
+/// (executions a unique constraint refused); more (fail); bare 409s that may be either (warn,
+/// inconclusive).
 [[nodiscard]] check_result check_race(conform_context& c);
-/// 5. The answers of the burst that met the first request still running: read by the profile
-/// as "retry with the same key" (pass) or as rejected (fail); none seen (skip).
+/// 5. The answers of the burst that met the first request still running (neither the stored
+/// answer nor a business conflict): read by the profile as "retry with the same key" (pass) or
+/// as rejected (fail); none seen (skip).
 [[nodiscard]] check_result check_in_progress(conform_context& c);
 
 /// 6. The same key and body from another principal (--token2): its own execution (pass), or

@@ -19,6 +19,28 @@ bool is_misuse(const answer_meaning& m) {
   return m.cls == attempt_class::client_bug;
 }
 
+// Check 2's row when the repeat gave the first answer back with another status (a 409 with the
+// stored body, say): accepted and replayed, whatever the status.
+check_result replayed_otherwise(const conform_context& c, check_result row,
+                                const transport_result& first, const transport_result& again) {
+  const std::string status = std::to_string(again.response.status);
+  const std::string words = "accepted and replayed with status " + status + " (the first was " +
+                            std::to_string(first.response.status) +
+                            "), the stored answer given back";
+  const auto m = meaning_under(c.profile, again);
+  if (m.cls == attempt_class::succeeded) {
+    row.judge(verdict::pass, words + ": " + read_as(c, again));
+    return row;
+  }
+  row.judge(verdict::warn,
+            words + "; exactly-once holds, but " + read_as(c, again) +
+                ": a retry after a lost answer is not told it succeeded, and waits until idem's "
+                "lookup settles it (or ends unresolved without a lookup)");
+  row.setting = "a classifier that reads a " + status +
+                " carrying the stored answer as success (docs/PROFILES.md), or a 2xx replay";
+  return row;
+}
+
 }  // namespace
 
 check_result check_missing_key(conform_context& c) {
@@ -58,6 +80,8 @@ check_result check_replay(conform_context& c) {
   row.came_back =
       "first: " + describe(first, id) + "; again: " + describe(again, id) + lookup_text(records, c);
   row.setting = "any profile";
+  // The lookup's count proves what it finds; without one the answers are all there is.
+  row.sure = records && *records >= 1 ? certainty::proven : certainty::observed;
   if (records && *records > 1) {
     row.judge(verdict::fail,
               "the repeat executed again (the lookup finds " + std::to_string(*records) +
@@ -66,8 +90,10 @@ check_result check_replay(conform_context& c) {
   }
   if (!succeeded(again)) {
     const auto m = meaning_under(c.profile, again);
-    if (business_conflict_somewhere(again)) {
-      row.judge(verdict::fail,
+    const auto kind = classify_duplicate(again, &first, id);
+    if (kind == duplicate_kind::stored_answer) return replayed_otherwise(c, row, first, again);
+    if (kind == duplicate_kind::business_conflict) {
+      row.judge(verdict::fail, certainty::observed,
                 "the repeat executed again and only the business's unique constraint stopped "
                 "it: an operation without one (a payment) is done twice");
     } else if (is_retryable(m.cls)) {
@@ -75,6 +101,11 @@ check_result check_replay(conform_context& c) {
                 "the repeat is not replayed (" + read_as(c, again) +
                     "): a retry after a lost answer waits until idem's lookup settles it, or ends "
                     "unresolved without a lookup");
+      if (kind == duplicate_kind::ambiguous) {
+        row.sure = certainty::inconclusive;
+        row.why += "; a bare " + std::to_string(again.response.status) +
+                   " may also be a repeat that ran and was refused by a unique constraint";
+      }
     } else {
       row.judge(verdict::fail,
                 "the repeat of a success is answered as a failure (" + read_as(c, again) +
@@ -125,9 +156,11 @@ check_result check_mismatch(conform_context& c) {
   const auto& [first, other] = std::get<one_key_pair>(sent);
   const auto records = lookup_count(c, b2);
   row.came_back = "other body: " + describe(other, c.endpoint.id_pointer) + lookup_text(records, c);
-  if (succeeded(other) || (records && *records > 0)) {
+  row.sure = records ? certainty::proven : certainty::observed;
+  const bool given_back = carries_first_answer(other, first, c.endpoint.id_pointer);
+  if (succeeded(other) || given_back || (records && *records > 0)) {
     row.judge(verdict::fail,
-              same_resource(first, other, c.endpoint.id_pointer) == sameness::same
+              given_back || same_resource(first, other, c.endpoint.id_pointer) == sameness::same
                   ? "the other body got the first body's answer: the body is not compared, so "
                     "a reused key makes a new order look done while it never happens (a lost "
                     "order)"

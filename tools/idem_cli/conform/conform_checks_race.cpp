@@ -3,7 +3,9 @@
 // the first one ran ("in progress") are read.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "idem_cli/conform/conform_answer.hpp"
 #include "idem_cli/conform/conform_check_support.hpp"
@@ -31,6 +33,102 @@ bool retry_same_key(const answer_meaning& m) {
          m.cls == attempt_class::not_processed;
 }
 
+// The first 2xx of the burst: what a duplicate that gives the stored answer back gives.
+const transport_result* first_success(const std::vector<transport_result>& burst) {
+  const auto it = std::ranges::find_if(burst, [](const auto& a) { return succeeded(a); });
+  return it == burst.end() ? nullptr : &*it;
+}
+
+// The burst read answer by answer: the resources its answers name, and how many of each kind.
+struct burst_reading {
+  std::set<std::string> ids;
+  std::map<duplicate_kind, std::size_t> kinds;
+  std::size_t replies = 0;
+
+  [[nodiscard]] std::size_t of(duplicate_kind k) const {
+    const auto it = kinds.find(k);
+    return it == kinds.end() ? 0 : it->second;
+  }
+};
+
+burst_reading read_burst(const std::vector<transport_result>& burst,
+                         const std::string& id_pointer) {
+  burst_reading out;
+  const transport_result* first = first_success(burst);
+  for (const auto& a : burst) {
+    out.replies += answered(a) ? 1 : 0;
+    const auto kind = classify_duplicate(a, first, id_pointer);
+    ++out.kinds[kind];
+    if (kind == duplicate_kind::success || kind == duplicate_kind::stored_answer) {
+      if (auto id = named_resource(a, id_pointer)) out.ids.insert(*id);
+    }
+  }
+  return out;
+}
+
+// "; 3 business conflicts; 2 stored answers with another status", as far as any.
+std::string kind_counts(const burst_reading& b) {
+  std::string out;
+  const auto add = [&](duplicate_kind k, std::string_view words) {
+    if (b.of(k) > 0) out += "; " + std::to_string(b.of(k)) + " " + std::string(words);
+  };
+  add(duplicate_kind::business_conflict, "business conflicts");
+  add(duplicate_kind::stored_answer, "stored answers with another status");
+  add(duplicate_kind::ambiguous, "bare 409/425/5xx");
+  return out;
+}
+
+// The race's verdict from what the backend holds (the lookup's records, the resources the
+// answers name) first, then from what the answers say.
+void judge_race(check_result& row, const burst_reading& b,
+                const std::optional<std::size_t>& records) {
+  const std::size_t held = std::max(b.ids.size(), records.value_or(std::size_t{0}));
+  const std::size_t conflicts = b.of(duplicate_kind::business_conflict);
+  const std::string claim =
+      ": a double tap, or a retry that races its own first attempt, makes two orders or "
+      "charges. Claim the key with an atomic insert (a unique constraint) before executing, "
+      "never check-then-insert";
+  const std::string atomically = "no profile helps: the backend must claim keys atomically";
+  if (held > 1) {
+    const std::size_t executions = std::max(b.ids.size() + conflicts, held);
+    row.judge(verdict::fail, certainty::proven,
+              std::to_string(executions) + " executions for one key (the backend holds " +
+                  std::to_string(held) + " records or resources)" + claim);
+    row.setting = atomically;
+  } else if (conflicts > 0) {
+    row.judge(verdict::fail, certainty::observed,
+              "at least " + std::to_string(std::max(held, std::size_t{1}) + conflicts) +
+                  " executions for one key: " + std::to_string(conflicts) +
+                  " duplicates ran and only the business's unique constraint refused them (the "
+                  "backend keeps one record, but what runs before the insert, a charge or an "
+                  "e-mail, ran each time)" +
+                  claim);
+    row.setting = atomically;
+  } else if (b.of(duplicate_kind::success) + b.of(duplicate_kind::stored_answer) == 0) {
+    row.judge(verdict::error, certainty::inconclusive,
+              "no request of the burst succeeded: nothing to count");
+  } else if (b.of(duplicate_kind::ambiguous) > 0) {
+    row.judge(verdict::warn, certainty::inconclusive,
+              std::to_string(b.of(duplicate_kind::ambiguous)) +
+                  " answers were a bare 409/425 or a 5xx: \"in progress\" and a duplicate that "
+                  "ran and was refused by a unique constraint look alike, and the lookup counts "
+                  "records, not executions. Give \"in progress\" a problem type (or "
+                  "Retry-After) and the constraint's refusal words of its own");
+  } else if (!records && b.ids.empty()) {
+    row.judge(verdict::warn, certainty::inconclusive,
+              "the answers name no resource (--id-pointer) and there is no lookup: the "
+              "executions could not be counted");
+  } else {
+    const bool counted = records == std::size_t{1};  // a lookup that finds nothing proves nothing
+    row.judge(verdict::pass, counted ? certainty::proven : certainty::observed,
+              counted ? "one execution: the lookup finds one record, and every other request "
+                        "got the stored answer or \"in progress\""
+                      : "one execution as far as the answers show (one resource id; every "
+                        "other request got the stored answer or \"in progress\"); a lookup "
+                        "would prove it");
+  }
+}
+
 }  // namespace
 
 check_result check_race(conform_context& c) {
@@ -44,59 +142,37 @@ check_result check_race(conform_context& c) {
     reqs.push_back(post_request(c.endpoint, b.body, key));
   c.burst = c.probe.send_all(std::move(reqs));
 
-  std::set<std::string> ids;
-  std::size_t successes = 0;
-  std::size_t conflicts = 0;
-  std::size_t replies = 0;
-  for (const auto& a : c.burst) {
-    replies += answered(a) ? 1 : 0;
-    successes += succeeded(a) ? 1 : 0;
-    conflicts += business_conflict_somewhere(a) ? 1 : 0;
-    if (auto id = resource_id(a, c.endpoint.id_pointer)) ids.insert(*id);
-  }
-  if (replies == 0) return no_answer(std::move(row), c.burst.front(), "every request");
+  const auto reading = read_burst(c.burst, c.endpoint.id_pointer);
+  if (reading.replies == 0) return no_answer(std::move(row), c.burst.front(), "every request");
   const auto records = lookup_count(c, b);
-  row.came_back = status_counts(c.burst) + "; " + std::to_string(ids.size()) +
-                  (ids.size() == 1 ? " resource id" : " resource ids");
-  if (conflicts > 0) row.came_back += "; " + std::to_string(conflicts) + " business conflicts";
-  row.came_back += lookup_text(records, c);
-
-  const std::size_t executions = std::max(ids.size() + conflicts, records.value_or(std::size_t{0}));
-  if (executions > 1) {
-    row.judge(verdict::fail,
-              std::to_string(executions) +
-                  " executions for one key: a double tap, or a retry that races its own first "
-                  "attempt, makes two orders or charges. Claim the key with an atomic insert (a "
-                  "unique constraint) before executing, never check-then-insert");
-    row.setting = "no profile helps: the backend must claim keys atomically";
-  } else if (successes == 0) {
-    row.judge(verdict::error, "no request of the burst succeeded: nothing to count");
-  } else if (ids.empty() && !records) {
-    row.judge(verdict::warn,
-              "the answers name no resource (--id-pointer) and there is no lookup: the "
-              "executions could not be counted");
-  } else {
-    row.judge(verdict::pass,
-              "one execution; every other request got the stored answer or \"in progress\"");
-  }
+  row.came_back = status_counts(c.burst) + "; " + std::to_string(reading.ids.size()) +
+                  (reading.ids.size() == 1 ? " resource id" : " resource ids") +
+                  kind_counts(reading) + lookup_text(records, c);
+  judge_race(row, reading, records);
   return row;
 }
 
 check_result check_in_progress(conform_context& c) {
   check_result row;
-  row.sent = "(the answers of the racing burst that are neither 2xx nor business conflicts)";
+  row.sent =
+      "(the answers of the racing burst that are neither 2xx, nor the stored answer, nor "
+      "business conflicts)";
   std::vector<transport_result> busy;
   std::map<std::string, std::size_t> kinds;
   bool executed_again = false;
+  bool unsure = false;  // some answer may as well be a refused execution
+  const transport_result* first = first_success(c.burst);
   for (const auto& a : c.burst) {
-    executed_again = executed_again || business_conflict_somewhere(a);
-    if (!answered(a) || succeeded(a) || business_conflict_somewhere(a)) continue;
+    const auto kind = classify_duplicate(a, first, c.endpoint.id_pointer);
+    executed_again = executed_again || kind == duplicate_kind::business_conflict;
+    if (kind != duplicate_kind::in_progress && kind != duplicate_kind::ambiguous) continue;
+    unsure = unsure || kind == duplicate_kind::ambiguous;
     busy.push_back(a);
     ++kinds[describe(a, c.endpoint.id_pointer)];
   }
   if (busy.empty()) {
     row.came_back = "not observed: no duplicate was answered \"in progress\"";
-    row.judge(verdict::skip,
+    row.judge(verdict::skip, certainty::inconclusive,
               executed_again ? "the duplicates were executed instead of being held (check 4)"
                              : "every duplicate got the stored answer: the first execution ended "
                                "before they were read, so nothing was left for idem to misread; "
@@ -130,7 +206,9 @@ check_result check_in_progress(conform_context& c) {
                                 : "use " + names;
     return row;
   }
-  row.judge(verdict::pass, read + ": idem waits and sends the same key again");
+  row.judge(verdict::pass, unsure ? certainty::inconclusive : certainty::observed,
+            read + ": idem waits and sends the same key again");
+  if (unsure) row.why += " (a bare 409 may also be a refused execution: check 4)";
   row.why += all_retry_after ? "; Retry-After says how long"
                              : "; no Retry-After: idem waits by its own backoff";
   row.setting = std::string(c.profile.name()) + (names.empty() ? "" : " (fit: " + names + ")");

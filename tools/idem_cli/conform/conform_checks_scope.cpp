@@ -45,6 +45,14 @@ check_result check_principal_scope(conform_context& c) {
     row.judge(verdict::error, "--token2 was not accepted: give a valid second principal's token");
     return row;
   }
+  if (!succeeded(second) && carries_first_answer(second, first, id)) {
+    row.judge(verdict::fail,
+              "the second principal got the first one's stored answer (with status " +
+                  std::to_string(second.response.status) +
+                  "): keys are not scoped per principal. Scope keys by (principal, operation, "
+                  "key)");
+    return row;
+  }
   if (succeeded(second)) {
     const bool leaked = same_resource(first, second, id) == sameness::same ||
                         (marked_replayed(second) && second.response.body == first.response.body);

@@ -40,6 +40,7 @@ conform_endpoint endpoint_for(const conform_args& args) {
   e.token = args.common.token;
   e.token2 = args.token2;
   e.headers = args.common.headers;
+  e.key_header = args.common.key_header;
   if (args.common.attempt_timeout.count() > 0) e.timeout = args.common.attempt_timeout;
   e.id_pointer = args.id_pointer;
   e.lookup = choose_lookup(args.common.lookup, lookup_for(args.path, {}));
@@ -69,6 +70,10 @@ conform_report run_checks(const conform_endpoint& endpoint, const server_profile
       row.result = verdict::error;
       row.came_back = "not run";
       row.why = "the backend stopped answering at check " + silent;
+    }
+    // Nothing was concluded from a skipped or unfinished check.
+    if (row.result == verdict::skip || row.result == verdict::error) {
+      row.sure = certainty::inconclusive;
     }
     row.id = check.id;
     row.title = check.title;

@@ -17,6 +17,7 @@ nlohmann::json to_json(const conform_report& report) {
                           {"sent", c.sent},
                           {"came_back", c.came_back},
                           {"verdict", verdict_word(c.result)},
+                          {"certainty", to_string(c.sure)},
                           {"why", c.why},
                           {"idem_setting", c.setting}};
     if (c.profiles_ok) row["profiles_ok"] = *c.profiles_ok;

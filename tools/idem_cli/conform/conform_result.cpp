@@ -14,6 +14,12 @@ std::string_view to_string(verdict v) noexcept {
   return at < words.size() ? words[at] : "error";
 }
 
+std::string_view to_string(certainty c) noexcept {
+  constexpr std::array<std::string_view, 3> words = {"proven", "observed", "inconclusive"};
+  const auto at = static_cast<std::size_t>(c);
+  return at < words.size() ? words[at] : "inconclusive";
+}
+
 verdict_counts count(const conform_report& r) {
   const auto n = [&](verdict v) {
     return static_cast<std::size_t>(

@@ -21,6 +21,16 @@ enum class verdict {
 
 [[nodiscard]] std::string_view to_string(verdict v) noexcept;
 
+/// How sure a verdict is.
+enum class certainty {
+  proven,    ///< counted from what the backend holds (the lookup's records)
+  observed,  ///< read from the answers alone (their statuses, problem types, resource ids)
+  /// the answers allow more than one reading (a bare 409), or nothing could be checked
+  inconclusive
+};
+
+[[nodiscard]] std::string_view to_string(certainty c) noexcept;
+
 /// One check's row.
 struct check_result {
   std::string id;     ///< stable name, e.g. "race" (the JSON's and the tests' handle)
@@ -30,6 +40,7 @@ struct check_result {
   verdict result = verdict::error;
   std::string why;      ///< what was found and what it costs
   std::string setting;  ///< which idem profile setting it implies
+  certainty sure = certainty::observed;
   /// The built-in profiles that read this check's answers right; nullopt: the check does not
   /// depend on the profile.
   std::optional<std::vector<std::string>> profiles_ok{};
@@ -40,6 +51,11 @@ struct check_result {
   void judge(verdict v, std::string reason) {
     result = v;
     why = std::move(reason);
+  }
+  /// Sets the verdict, how sure it is, and says why.
+  void judge(verdict v, certainty how_sure, std::string reason) {
+    judge(v, std::move(reason));
+    sure = how_sure;
   }
 };
 

@@ -10,7 +10,7 @@
 namespace idem::cli {
 namespace {
 
-constexpr std::array<std::size_t, 5> widths = {16, 26, 34, 7, 44};
+constexpr std::array<std::size_t, 6> widths = {16, 26, 34, 7, 12, 44};
 
 // `text` broken at spaces into lines of at most `width` characters (a longer word is split).
 std::vector<std::string> wrap(const std::string& text, std::size_t width) {
@@ -36,8 +36,8 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width) {
   return lines;
 }
 
-void print_row(const std::array<std::string, 5>& cells, std::ostream& out) {
-  std::array<std::vector<std::string>, 5> wrapped;
+void print_row(const std::array<std::string, 6>& cells, std::ostream& out) {
+  std::array<std::vector<std::string>, 6> wrapped;
   std::size_t height = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     wrapped[i] = wrap(cells[i], widths[i]);
@@ -87,13 +87,14 @@ std::string exit_words(const conform_report& r) {
 void print_table(const conform_report& report, std::ostream& out) {
   out << "idem-cli conform: " << report.url << " POST " << report.path << ", profile "
       << report.profile << ", race " << report.race << "\n\n";
-  print_row({"check", "sent", "came back", "verdict", "why it matters / idem setting"}, out);
+  print_row({"check", "sent", "came back", "verdict", "certainty", "why it matters / idem setting"},
+            out);
   print_rule(out);
   for (std::size_t i = 0; i < report.checks.size(); ++i) {
     const auto& c = report.checks[i];
     const std::string why = c.setting.empty() ? c.why : c.why + ". idem: " + c.setting;
     print_row({std::to_string(i + 1) + ". " + c.title, c.sent, c.came_back,
-               std::string(to_string(c.result)), why},
+               std::string(to_string(c.result)), std::string(to_string(c.sure)), why},
               out);
     print_rule(out);
   }
