@@ -9,11 +9,11 @@
 #include <memory>
 #include <random>
 
-#include "idem/backoff.hpp"
+#include "policy/backoff.hpp"
 #include "idem/client.hpp"
 #include "idem/idempotency_key.hpp"
 #include "idem/orders.hpp"
-#include "idem/retry_after.hpp"
+#include "policy/retry_after.hpp"
 #include "idem/testing/fake_scheduler.hpp"
 #include "idem/testing/fake_transport.hpp"
 

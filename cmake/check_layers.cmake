@@ -67,7 +67,7 @@ rule("public headers include only public headers" include RECURSE
 rule("util is below everything: no public header of idem" src/util FORBID "^idem/")
 rule("policy is pure decisions: it never touches a transport, a store or the client" src/policy
   FORBID "^idem/" ALLOW
-  "^idem/(backoff|business_lookup|classify|deadline|http_headers|retry_after|retry_budget|server_profile)\\.hpp$")
+  "^idem/(backoff|business_lookup|classify|deadline|http_headers|lookup_verdict|retry_budget|server_profile)\\.hpp$")
 rule("transport moves requests and knows no intents, stores or clients" src/transport
   FORBID "^idem/" ALLOW
   "^idem/(classify|curl_transport|http_headers|request_body|transport|transport_error|version)\\.hpp$")

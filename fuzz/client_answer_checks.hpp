@@ -11,7 +11,7 @@
 
 #include "fuzz/fuzz_check.hpp"
 #include "idem/classify.hpp"
-#include "idem/retry_after.hpp"
+#include "policy/retry_after.hpp"
 #include "idem/server_profile.hpp"
 #include "idem/transport.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "fuzz/client_answer_checks.hpp"
 #include "fuzz/input_lines.hpp"
-#include "idem/retry_after.hpp"
+#include "policy/retry_after.hpp"
 #include "idem/transport.hpp"
 
 namespace {

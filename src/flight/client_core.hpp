@@ -14,6 +14,8 @@
 #include "flight/end_backlog.hpp"
 #include "flight/single_flight.hpp"
 #include "idem/client.hpp"
+#include "policy/backoff.hpp"
+#include "policy/retry_budget.hpp"
 
 namespace idem {
 namespace detail {

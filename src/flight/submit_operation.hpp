@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "flight/client_core.hpp"
-#include "idem/deadline.hpp"
+#include "policy/deadline.hpp"
 #include "util/strand_ref.hpp"
 
 namespace idem::detail {

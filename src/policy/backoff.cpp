@@ -1,4 +1,4 @@
-#include "idem/backoff.hpp"
+#include "policy/backoff.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "idem/deadline.hpp"
+#include "policy/deadline.hpp"
 
 #include <gtest/gtest.h>
 

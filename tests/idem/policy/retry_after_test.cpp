@@ -1,4 +1,4 @@
-#include "idem/retry_after.hpp"
+#include "policy/retry_after.hpp"
 
 #include <gtest/gtest.h>
 

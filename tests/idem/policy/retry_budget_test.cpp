@@ -1,4 +1,4 @@
-#include "idem/retry_budget.hpp"
+#include "policy/retry_budget.hpp"
 
 #include <gtest/gtest.h>
 

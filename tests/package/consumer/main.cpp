@@ -31,7 +31,6 @@
 #include "idem/orders.hpp"
 #include "idem/outcome.hpp"
 #include "idem/planned_intent.hpp"
-#include "idem/retry_after.hpp"
 #include "idem/retry_budget.hpp"
 #include "idem/scheduler.hpp"
 #include "idem/server_profile.hpp"

@@ -1,6 +1,5 @@
 #pragma once
-/// @file
-/// RFC 9110 `Retry-After`: delta-seconds or an HTTP-date.
+// RFC 9110 `Retry-After`: delta-seconds or an HTTP-date.
 
 #include <chrono>
 #include <optional>
