@@ -47,7 +47,13 @@ struct outcome_fields {
   /// A client bug, e.g. "idempotency-key-mismatch", or "duplicate-business-id" when the lookup
   /// proved that another intent owns the business ID; empty otherwise.
   std::string error{};
+  /// The writes' last transport failure (the lookup's is lookup_transport_error).
   std::error_code last_transport_error{};
+  /// What the last request of the lookup by business ID got, when one was sent: its answer's
+  /// status, or (0 then) its transport failure. reason() says how the lookup ended
+  /// (errc::lookup_*), so an outcome can say what the lookup got apart from what the writes got.
+  int lookup_status = 0;
+  std::error_code lookup_transport_error{};
   /// Why it ended so (an `errc`), set where the outcome is decided; left empty, reason()
   /// derives it from the other fields.
   std::error_code reason{};
@@ -91,6 +97,12 @@ class outcome {
   [[nodiscard]] std::error_code last_transport_error() const noexcept {
     return f().last_transport_error;
   }
+  /// The status of the last answer to the lookup by business ID; 0 if no lookup was answered.
+  [[nodiscard]] int lookup_status() const noexcept { return f().lookup_status; }
+  /// The last transport failure of the lookup by business ID (the writes' are apart).
+  [[nodiscard]] std::error_code lookup_transport_error() const noexcept {
+    return f().lookup_transport_error;
+  }
   [[nodiscard]] const outcome_fields& fields() const noexcept { return f(); }
   /// Why it ended as it did, an `errc` in the category "idem": empty for `succeeded` (except
   /// `errc::duplicates_found` when the lookup found our record more than once); never empty
@@ -102,6 +114,12 @@ class outcome {
   /// error if any; else the last transport error in words; else the reason's words. "" for a
   /// success, unless the backend executed it more than once.
   [[nodiscard]] std::string explain(std::size_t body_chars = 200) const;
+  /// What the lookup got, in words, when it decided this outcome (reason() is one of the
+  /// errc::lookup_* values); "" otherwise. The reason's words, then what its last request got
+  /// and, when given, `url` (the lookup's, which the outcome does not keep), e.g. "the lookup
+  /// found no record of it (HTTP 404 Not Found at https://api.example/v1/orders?...)" or "no
+  /// lookup answered within the deadline (the attempt timed out)".
+  [[nodiscard]] std::string explain_lookup(std::string_view url = {}) const;
   /// The outcome on one line: kind, status, attempts, reason and its words, e.g.
   /// "rejected, HTTP 409 Conflict, 1 attempt: duplicate-business-id: another intent owns this
   /// business ID" or "not_sent, 0 attempts: deadline-too-short: the deadline leaves no time

@@ -51,9 +51,13 @@ void submit_operation::on_lookup_done(transport_result r) {
   core_->ends.lookup_ended();
   note_lateness(r);
   lookup_judgement j{.verdict = lookup_verdict::retry};
+  // Only the last lookup request's: what it got, apart from what the writes got.
   if (r.failure != transport_failure::none) {
-    last_transport_error_ = r.ec;
+    rare().lookup_status = 0;
+    rare().lookup_transport_error = r.ec;
   } else {
+    rare().lookup_status = r.response.status;
+    rare().lookup_transport_error.clear();
     const auto& l = intent_.lookup();
     const lookup_predicate* predicate = nullptr;
     if (!l.predicate.empty()) {

@@ -300,6 +300,10 @@ void submit_operation::finish(outcome_fields f, bool record) {
   f.key = intent_.key().str();
   f.elapsed = elapsed();
   f.last_transport_error = last_transport_error_;
+  if (rare_) {
+    f.lookup_status = rare_->lookup_status;
+    f.lookup_transport_error = rare_->lookup_transport_error;
+  }
   // One spelling per reason: an error's name is its reason; an outcome decided without one
   // named takes it from its answer (a definite 4xx, a problem type).
   if (auto named = reason_named(f.error)) {

@@ -282,6 +282,9 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
     std::chrono::steady_clock::time_point read_started;
     std::uint32_t lookup_requests = 0;
     void (submit_operation::*parked_next)() = nullptr;
+    // What the lookup last got, kept apart from the writes' answers (outcome_fields).
+    int lookup_status = 0;
+    std::error_code lookup_transport_error;
   };
   [[nodiscard]] rare_state& rare();
   std::unique_ptr<rare_state> rare_;

@@ -148,6 +148,31 @@ std::string outcome::explain(std::size_t body_chars) const {
   return reason().message();
 }
 
+std::string outcome::explain_lookup(std::string_view url) const {
+  const std::error_code why = reason();
+  if (why.category() != category()) return {};
+  switch (static_cast<errc>(why.value())) {
+    case errc::lookup_found_nothing:
+    case errc::lookup_inconclusive:
+    case errc::lookup_unanswered:
+    case errc::lookup_unusable:
+      break;
+    default:
+      return {};
+  }
+  const outcome_fields& fields = f();
+  std::string got;
+  if (fields.lookup_status != 0) {
+    got = http_status_words(fields.lookup_status);
+  } else if (fields.lookup_transport_error) {
+    got = transport_words(fields.lookup_transport_error);
+  }
+  if (!url.empty()) got.append(got.empty() ? "" : " at ").append(url);
+  std::string words = why.message();
+  if (!got.empty()) words.append(" (").append(got).append(")");
+  return words;
+}
+
 std::string outcome::describe() const {
   const outcome_fields& fields = f();
   std::string out(to_string(fields.kind));
