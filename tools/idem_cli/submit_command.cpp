@@ -31,6 +31,7 @@ int run_submit(const submit_args& args, std::ostream& out, std::ostream& err) {
   boost::asio::io_context io{1};
   std::optional<outcome> result;
   bool interrupted = false;
+  std::string lookup_url;  // the lookup's, to name it in the words
   auto options = client_settings(args.common);
   options.observer = crash_observer_from_env(io.get_executor());
   if (!args.journal.empty()) {
@@ -45,9 +46,14 @@ int run_submit(const submit_args& args, std::ostream& out, std::ostream& err) {
   }
   if (!result) {
     client c{io.get_executor(), options};
-    const intent what =
-        intent::create({args.method, args.path}, nlohmann::json::parse(args.data),
-                       choose_lookup(args.common.lookup, lookup_for(args.path, args.business_id)));
+    const auto payload = nlohmann::json::parse(args.data);
+    const business_lookup lookup = choose_lookup(
+        args.common.lookup, lookup_for(args.path, args.business_id, payload), payload);
+    // Before sending: a lookup that can never settle it is said, not found out afterwards.
+    if (auto notice = lookup_notice(args.common.lookup, args.path, lookup); !notice.empty())
+      err << "idem-cli: " << notice << '\n';
+    const intent what = intent::create({args.method, args.path}, payload, lookup);
+    lookup_url = lookup_url_words(args.common.url, what.lookup(), what.payload());
     boost::asio::cancellation_signal cancel;
     // Ctrl-C stops retrying: the outcome is then unresolved (or not_sent) and still printed.
     interrupt_signals ctrl_c(io, [&](int) {
@@ -63,9 +69,10 @@ int run_submit(const submit_args& args, std::ostream& out, std::ostream& err) {
   }
   const outcome o = result.value_or(outcome{});
   const std::string where = join_url(args.common.url, args.path);
-  out << to_json(o, where).dump() << '\n';
+  out << to_json(o, where, lookup_url).dump() << '\n';
   if (o.kind() != outcome_kind::succeeded) {
-    err << "idem-cli: " << to_string(o.kind()) << ": " << failure_words(o, where) << '\n';
+    err << "idem-cli: " << to_string(o.kind()) << ": "
+        << failure_words(o, where, /*with_body=*/true, lookup_url) << '\n';
   } else if (o.matching_records() > 1) {
     err << "idem-cli: succeeded, but " << duplicates_words(o.matching_records()) << '\n';
   }

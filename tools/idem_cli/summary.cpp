@@ -45,7 +45,7 @@ std::string duplicates_words(std::uint32_t records) {
          " records of this intent: the backend executed it more than once";
 }
 
-nlohmann::json to_json(const outcome& o, std::string_view url) {
+nlohmann::json to_json(const outcome& o, std::string_view url, std::string_view lookup_url) {
   nlohmann::json j = {{"outcome", std::string(to_string(o.kind()))},
                       {"status", nullptr},
                       {"recovered_by_lookup", o.recovered_by_lookup()},
@@ -61,7 +61,7 @@ nlohmann::json to_json(const outcome& o, std::string_view url) {
     auto body = nlohmann::json::parse(o.body(), nullptr, /*allow_exceptions=*/false);
     j["body"] = body.is_discarded() ? nlohmann::json(o.body()) : std::move(body);
   }
-  if (auto why = failure_words(o, url); !why.empty()) j["error"] = std::move(why);
+  if (auto why = failure_words(o, url, true, lookup_url); !why.empty()) j["error"] = std::move(why);
   return j;
 }
 

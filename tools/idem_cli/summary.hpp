@@ -64,9 +64,10 @@ struct load_summary {
 /// `matching_records` when the lookup found the result (records of ours it found), plus
 /// `error` for every outcome other than succeeded: the client bug it names if any (e.g.
 /// `idempotency-key-mismatch`), else why in words (failure_words, with `url` for a transport
-/// error). `status` is null when no answer decided it; `body` is the deciding answer's JSON (a
-/// string if it is not JSON, null if empty).
-[[nodiscard]] nlohmann::json to_json(const outcome& o, std::string_view url = {});
+/// error and `lookup_url` for what the lookup got). `status` is null when no answer decided it;
+/// `body` is the deciding answer's JSON (a string if it is not JSON, null if empty).
+[[nodiscard]] nlohmann::json to_json(const outcome& o, std::string_view url = {},
+                                     std::string_view lookup_url = {});
 
 /// What idem-cli prints on stderr for an intent the lookup found `records` (> 1) records of.
 [[nodiscard]] std::string duplicates_words(std::uint32_t records);

@@ -63,11 +63,15 @@ class order_planner {
  private:
   // The orders API's body, to --path, with the chosen lookup; a key of its own.
   [[nodiscard]] intent create(const orders::order_request& req) const {
+    const lookup_args& choice = args_.common.lookup;
     // The orders API's own path and lookup: the intents share one lookup.
-    if (args_.path == "/v1/orders" && !args_.common.lookup.overrides()) return orders::create(req);
+    if (args_.path == "/v1/orders" && !choice.overrides()) return orders::create(req);
+    // Elsewhere the lookup asks the same collection (--path), or the command line's lookup,
+    // which finds each record by its merchant_order_id unless told how.
     return orders::create(
         req, args_.path,
-        choose_lookup(args_.common.lookup, orders::order_created_lookup(req.merchant_order_id)));
+        choose_lookup(choice, order_created_at(args_.path, req.merchant_order_id),
+                      choice.custom.enabled() ? orders::order_payload(req) : nlohmann::json{}));
   }
 
   load_args args_;

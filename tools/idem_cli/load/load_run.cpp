@@ -138,13 +138,14 @@ void load_run::fill() {
     // The handler keeps a copy of the intent, which shares its data (the key's own copy was an
     // allocation per submission).
     client_.async_submit(
-        what, [this, what, started](outcome o) { on_outcome(what.key(), started, std::move(o)); });
+        what, [this, what, started](outcome o) { on_outcome(what, started, std::move(o)); });
   }
 }
 
-void load_run::on_outcome(const idempotency_key& key, clock::time_point started, outcome o) {
+void load_run::on_outcome(const intent& what, clock::time_point started, outcome o) {
   --in_flight_;
-  count(o);
+  count(o, what);
+  const idempotency_key& key = what.key();
   // Measured here in microseconds: on loopback most intents take well under a millisecond.
   const auto now = clock::now();
   latencies_.push_back(std::chrono::duration_cast<std::chrono::microseconds>(now - started));
@@ -181,14 +182,16 @@ void load_run::on_outcome(const idempotency_key& key, clock::time_point started,
   fill();
 }
 
-void load_run::count(const outcome& o) {
+void load_run::count(const outcome& o, const intent& what) {
   ++done_;
   add(counts_, o.kind());
   if (o.recovered_by_lookup()) ++recovered_;
   if (o.matching_records() > 1) ++duplicates_;
   if (o.kind() == outcome_kind::succeeded) return;
-  // Without the body: bodies differ per intent, and the counts are what matters here.
-  failures_.add(o.kind(), failure_words(o, url_, /*with_body=*/false));
+  // Without the body, and with the lookup's URL template: bodies and lookup URLs differ per
+  // intent, and the counts are what matters here.
+  failures_.add(o.kind(),
+                failure_words(o, url_, /*with_body=*/false, lookup_url_words(url_, what.lookup())));
   if (o.kind() == outcome_kind::unresolved) unresolved_keys_.push_back(o.key());
 }
 

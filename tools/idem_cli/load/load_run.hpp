@@ -56,9 +56,8 @@ class load_run {
   void fill();
   /// Asks the plan's `more` for the next intents; false if there are none.
   bool plan_more();
-  void on_outcome(const idempotency_key& key, std::chrono::steady_clock::time_point started,
-                  outcome o);
-  void count(const outcome& o);
+  void on_outcome(const intent& what, std::chrono::steady_clock::time_point started, outcome o);
+  void count(const outcome& o, const intent& what);
   void never_sent(std::uint64_t n, const char* reason);
   void check_finished();
 
