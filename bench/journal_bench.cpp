@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_directory.hpp"
 #include "idem/orders.hpp"
 #include "idem/sqlite_journal.hpp"
 
@@ -27,24 +28,9 @@ using clock_type = std::chrono::steady_clock;
 
 constexpr std::size_t intents_per_iteration = 64;
 
-class scratch_dir {
+class scratch_dir : public idem::common::temp_directory {
  public:
-  scratch_dir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "idem_journal_bench_XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~scratch_dir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
+  scratch_dir() : temp_directory("idem_journal_bench_") {}
 };
 
 // Drives `intents` through the journal, `in_flight` at a time: each slot starts its next

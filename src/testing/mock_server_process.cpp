@@ -9,9 +9,9 @@
 #include <sstream>
 #include <utility>
 
+#include "common/temp_directory.hpp"
 #include "idem/testing/find_mock_server.hpp"
 #include "testing/server_child.hpp"
-#include "testing/temp_directory.hpp"
 
 namespace idem::testing {
 namespace {
@@ -70,18 +70,18 @@ std::optional<std::uint16_t> port_of(std::string_view line) {
 }  // namespace
 
 struct mock_server_process::state {
-  state(mock_server_options o, std::string server, detail::temp_directory d)
+  state(mock_server_options o, std::string server, common::temp_directory d)
       : options(std::move(o)),
         binary(std::move(server)),
         dir(std::move(d)),
-        db_path(options.db_path.empty() ? dir.path() + "/mock.db" : options.db_path),
-        log_path(dir.path() + "/server.log"),
-        token_path(dir.path() + "/admin-token"),
-        faults_path(options.faults ? dir.path() + "/faults.json" : std::string{}) {}
+        db_path(options.db_path.empty() ? dir.file("mock.db") : options.db_path),
+        log_path(dir.file("server.log")),
+        token_path(dir.file("admin-token")),
+        faults_path(options.faults ? dir.file("faults.json") : std::string{}) {}
 
   mock_server_options options;
   std::string binary;
-  detail::temp_directory dir;
+  common::temp_directory dir;
   std::string db_path;
   std::string log_path;
   /// The admin token goes to the server in this file (in the kit's own directory), not on its
@@ -136,11 +136,15 @@ mock_result<mock_server_process> mock_server_process::start(mock_server_options 
   if (auto valid = check(options); !valid) return valid.error();
   auto binary = find_mock_server(options.binary, options.package_server);
   if (!binary) return binary.error();
-  auto dir = detail::temp_directory::make();
-  if (!dir) return dir.error();
+  std::error_code dir_error;
+  auto dir = common::temp_directory::make("idem-mock-", dir_error);
+  if (dir_error) {
+    return mock_error{
+        mock_errc::temp_dir_failed,
+        "cannot make a folder idem-mock-XXXXXX in the temporary folder: " + dir_error.message()};
+  }
 
-  auto s = std::make_unique<state>(std::move(options), std::move(binary).value(),
-                                   std::move(dir).value());
+  auto s = std::make_unique<state>(std::move(options), std::move(binary).value(), std::move(dir));
   {
     std::ofstream out{s->token_path, std::ios::binary};
     out << s->options.admin_token << '\n';

@@ -1,31 +1,19 @@
 #pragma once
-// A database path in the temp directory, removed (with its WAL, shared-memory and lock files) when
-// the object goes away.
+// A database path in a folder of its own in the temp directory, removed (with its WAL,
+// shared-memory and lock files) when the object goes away.
 
-#include <filesystem>
-#include <random>
 #include <string>
+
+#include "common/temp_directory.hpp"
 
 namespace idem::testing {
 
 class temp_db_file {
  public:
-  temp_db_file()
-      : path_(std::filesystem::temp_directory_path() /
-              ("idem_test_" + std::to_string(std::random_device{}()) + "_" +
-               std::to_string(std::random_device{}()) + ".db")) {}
-  ~temp_db_file() {
-    for (const char* suffix : {"", "-wal", "-shm", ".lock"}) {
-      std::error_code ignored;
-      std::filesystem::remove(path_.string() + suffix, ignored);
-    }
-  }
-  temp_db_file(const temp_db_file&) = delete;
-  temp_db_file& operator=(const temp_db_file&) = delete;
-  [[nodiscard]] std::string path() const { return path_.string(); }
+  [[nodiscard]] std::string path() const { return dir_.file("test.db"); }
 
  private:
-  std::filesystem::path path_;
+  common::temp_directory dir_{"idem_test_db_"};
 };
 
 }  // namespace idem::testing

@@ -1,9 +1,9 @@
 #include "idem_soak/work_dir.hpp"
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <stdexcept>
+
+#include "common/temp_directory.hpp"
 
 namespace idem::soak {
 
@@ -12,13 +12,8 @@ namespace fs = std::filesystem;
 work_dir prepare_work_dir(const std::string& requested, std::uint64_t seed) {
   work_dir dir;
   if (requested.empty()) {
-    std::string pattern =
-        (fs::temp_directory_path() / ("idem-soak-" + std::to_string(seed) + "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("cannot create a work directory in " +
-                               fs::temp_directory_path().string());
-    }
-    dir.path = pattern;
+    // Kept when the run ends (remove_work_dir removes it once the run passed).
+    dir.path = common::temp_directory("idem-soak-" + std::to_string(seed) + "-").release().string();
     dir.created = true;
     return dir;
   }

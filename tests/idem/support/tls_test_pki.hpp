@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_directory.hpp"
 #include "tests/support/background_io.hpp"
 #include "tests/support/http/read_http_request.hpp"
 
@@ -122,9 +123,6 @@ inline constexpr const char* client_key_password = "correct horse";
 /// encrypted under `client_key_password`.
 struct test_pki {
   explicit test_pki(const char* server_alt_name) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "idem-tls-XXXXXX").string();
-    check(::mkdtemp(pattern.data()) != nullptr, "mkdtemp");
-    dir = pattern;
     ca_key = make_key();
     ca_cert = make_cert(ca_key.get(), "idem test CA", nullptr, nullptr, nullptr);
     X509* ca = ca_cert.get();
@@ -163,14 +161,11 @@ struct test_pki {
     ca_path = (dir / "certs").string();
     std::ofstream(dir / "certs" / hashed) << ca_pem;
   }
-  ~test_pki() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
   test_pki(const test_pki&) = delete;
   test_pki& operator=(const test_pki&) = delete;
 
-  std::filesystem::path dir;
+  common::temp_directory owner{"idem-tls-"};  ///< removes `dir` with the object
+  std::filesystem::path dir = owner.path();
   key_ptr ca_key{nullptr, &EVP_PKEY_free};  ///< for tests that issue certificates of their own
   cert_ptr ca_cert{nullptr, &X509_free};
   std::string ca_file;

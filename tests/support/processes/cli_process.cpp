@@ -60,16 +60,14 @@ bool others_can_run(const std::filesystem::path& program) {
 
 // Copies `program` into a new folder of the temp directory (or /tmp, when nobody cannot enter
 // that) which anyone may enter; returns the folder.
-std::filesystem::path stage_for_others(const std::filesystem::path& program) {
+common::temp_directory stage_for_others(const std::filesystem::path& program) {
   namespace fs = std::filesystem;
   fs::path base = fs::temp_directory_path();
   if (!others_can_run(base / ".")) base = "/tmp";
-  std::string pattern = (base / "idem_cli_XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  const fs::path dir = pattern;
-  fs::permissions(dir, fs::perms(0755));
-  fs::copy_file(program, dir / program.filename());
-  fs::permissions(dir / program.filename(), fs::perms(0755));
+  common::temp_directory dir("idem_cli_", base);
+  fs::permissions(dir.path(), fs::perms(0755));
+  fs::copy_file(program, dir.path() / program.filename());
+  fs::permissions(dir.path() / program.filename(), fs::perms(0755));
   return dir;
 }
 
@@ -106,7 +104,7 @@ cli_process::cli_process(const std::vector<std::string>& args, const cli_options
   std::filesystem::path program = options.binary.empty() ? idem_cli_binary() : options.binary;
   if (options.unprivileged && !others_can_run(program)) {
     staged_ = stage_for_others(program);
-    program = staged_ / program.filename();
+    program = staged_.path() / program.filename();
   }
   std::vector<std::string> argv_storage{program.string()};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
@@ -145,8 +143,6 @@ cli_process::cli_process(const std::vector<std::string>& args, const cli_options
 
 cli_process::~cli_process() {
   if (pid_ > 0) kill();
-  std::error_code ignored;
-  if (!staged_.empty()) std::filesystem::remove_all(staged_, ignored);
 }
 
 bool cli_process::read_until(std::chrono::steady_clock::time_point deadline) {

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/temp_directory.hpp"
+
 namespace idem::testing {
 
 /// How an idem-cli child ended and what it wrote.
@@ -62,7 +64,7 @@ class cli_process {
  private:
   bool read_until(std::chrono::steady_clock::time_point deadline);
   // The folder of the copy run for nobody (empty if none); removed with the process.
-  std::filesystem::path staged_;
+  common::temp_directory staged_;
   cli_result reap();
 
   pid_t pid_ = -1;
