@@ -83,6 +83,27 @@ TEST(OutcomeWords, AnAnswerIsItsStatusInWordsAndTheStartOfItsBody) {
   EXPECT_EQ(too_short.explain(), "the deadline leaves no time for an attempt");
 }
 
+// Issue 44, item 3: what the lookup got is said apart from what the writes got.
+TEST(OutcomeWords, ExplainLookupSaysWhatTheLookupGotOnlyWhenItDecided) {
+  const outcome not_found(outcome_fields{.kind = outcome_kind::unresolved,
+                                         .status = 409,
+                                         .lookup_status = 404,
+                                         .reason = errc::lookup_found_nothing});
+  EXPECT_EQ(not_found.explain_lookup("http://h/v1/orders?merchant_order_id=m-1"),
+            "the lookup found no record of it (HTTP 404 Not Found at "
+            "http://h/v1/orders?merchant_order_id=m-1)");
+  EXPECT_EQ(not_found.explain(0), "HTTP 409 Conflict");  // the writes' answer, as before
+  const outcome timed_out(outcome_fields{.kind = outcome_kind::unresolved,
+                                         .lookup_transport_error = transport_errc::timed_out,
+                                         .reason = errc::lookup_unanswered});
+  EXPECT_EQ(timed_out.explain_lookup(),
+            "no lookup answered within the deadline (the attempt timed out)");
+  // Decided by the writes: nothing about a lookup, whatever it got.
+  const outcome rejected(
+      outcome_fields{.kind = outcome_kind::rejected, .status = 400, .lookup_status = 404});
+  EXPECT_EQ(rejected.explain_lookup("http://h/x"), "");
+}
+
 TEST(OutcomeWords, DescribeSaysKindStatusAttemptsAndReason) {
   EXPECT_EQ(outcome(outcome_fields{.kind = outcome_kind::succeeded, .status = 201, .attempts = 1})
                 .describe(),
