@@ -56,6 +56,11 @@ class intent {
   [[nodiscard]] const std::string& body() const noexcept { return d_->body; }
   /// How to find the intent's result by business ID. Thread-safe.
   [[nodiscard]] const business_lookup& lookup() const;
+  /// lookup().business_id, without making the lookup whole (an intent whose lookup is shared
+  /// with others keeps only its own business ID until the lookup is asked for).
+  [[nodiscard]] const std::string& business_id() const noexcept {
+    return d_->own_business_id ? d_->business_id : d_->lookup->business_id;
+  }
   /// Same key, operation and body: two objects for the same intent.
   [[nodiscard]] bool same_request(const intent& other) const noexcept;
 

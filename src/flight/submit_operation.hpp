@@ -157,7 +157,7 @@ class submit_operation : public std::enable_shared_from_this<submit_operation> {
   // The observer (nullptr: none) and what every event of this flight names.
   [[nodiscard]] observer* obs() const noexcept { return core_->opts.observer.get(); }
   [[nodiscard]] trace::intent_ids ids() const {
-    return {intent_.key().str(), intent_.lookup().business_id};
+    return {intent_.key().str(), intent_.business_id()};
   }
   // Time since `since` on the scheduler's clock, as an event's duration.
   [[nodiscard]] std::chrono::microseconds took_since(

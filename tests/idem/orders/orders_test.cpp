@@ -139,6 +139,17 @@ TEST(OrderCreate, EachOrderHasTheWholeLookupOfItsOwnMerchantOrderId) {
   EXPECT_TRUE(first.lookup().enabled());
 }
 
+TEST(OrderCreate, ItsBusinessIdIsTheMerchantOrderIdBeforeAndAfterTheLookupIsMade) {
+  auto req = sample();
+  req.merchant_order_id = "m-business-id-of-this-order";
+  const auto order = idem::orders::create(req);
+  EXPECT_EQ(order.business_id(), "m-business-id-of-this-order");
+  EXPECT_EQ(order.lookup().business_id, order.business_id());
+  EXPECT_EQ(order.business_id(), "m-business-id-of-this-order");
+  const auto plain = idem::intent::create({.path = "/x"}, nlohmann::json::object());
+  EXPECT_EQ(plain.business_id(), "");
+}
+
 }  // namespace
 
 namespace {
