@@ -266,7 +266,9 @@ class client {
   [[nodiscard]] boost::asio::any_io_executor get_executor() const;
   [[nodiscard]] const std::shared_ptr<intent_store>& store() const;
   /// The principal this client's keys belong to, as the store records it: credentials'
-  /// `principal_id` if given, else a SHA-256 fingerprint of the credentials (never the secret).
+  /// `principal_id` if given, else a SHA-256 fingerprint of the credentials (never the secret);
+  /// with a `key_header` other than Idempotency-Key, followed by ";key-header=<name>": a key
+  /// written down under one header is never sent in another (the server would not see it).
   /// Compare with intent_record::principal before resuming someone else's intents.
   [[nodiscard]] const std::string& principal() const;
 

@@ -52,7 +52,7 @@ client::core::core(boost::asio::any_io_executor executor, client_options options
       store(opts.store ? opts.store : std::make_shared<memory_intent_store>()),
       budget(opts.retry_budget, sched->now()),
       rng(seed_of(opts.rng_seed)),
-      credentials_fingerprint(detail::principal_of(opts.credentials)),
+      credentials_fingerprint(detail::principal_of(opts.credentials, opts.key_header)),
       base_url(opts.base_url) {
   while (!base_url.empty() && base_url.back() == '/')
     base_url.pop_back();

@@ -30,9 +30,17 @@ std::string sha256_hex(const std::string& material) {
 
 // A bearer token keeps the fingerprint it had before other credentials existed, so journals
 // written then still resume.
-std::string principal_of(const credentials& c) {
-  if (!c.principal_id.empty()) return "id:" + c.principal_id;
-  return fingerprint_of(c, c.provider ? c.provider() : c.value);
+std::string principal_of(const credentials& c, std::string_view key_header) {
+  if (!c.principal_id.empty()) return with_key_header("id:" + c.principal_id, key_header);
+  return with_key_header(fingerprint_of(c, c.provider ? c.provider() : c.value), key_header);
+}
+
+std::string with_key_header(std::string principal, std::string_view key_header) {
+  std::string name(key_header);
+  for (auto& ch : name)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  if (name == "idempotency-key") return principal;
+  return principal + ";key-header=" + name;
 }
 
 std::string fingerprint_of(const credentials& c, std::string_view value) {
@@ -43,10 +51,10 @@ std::string fingerprint_of(const credentials& c, std::string_view value) {
   return sha256_hex("header\n" + c.header + "\n" + std::string(value));
 }
 
-bool of_another_principal(const credentials& c, std::string_view value,
+bool of_another_principal(const credentials& c, std::string_view value, std::string_view key_header,
                           const std::string& principal) {
   if (!c.provider || !c.principal_id.empty()) return false;
-  return fingerprint_of(c, value) != principal;
+  return with_key_header(fingerprint_of(c, value), key_header) != principal;
 }
 
 }  // namespace idem::detail

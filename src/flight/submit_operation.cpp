@@ -7,8 +7,8 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
 
-#include "policy/retry_after.hpp"
 #include "intent/outcome_reason.hpp"
+#include "policy/retry_after.hpp"
 #include "util/http_facts.hpp"
 #include "util/saturating_time.hpp"
 

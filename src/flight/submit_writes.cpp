@@ -35,7 +35,8 @@ void submit_operation::send_write(std::chrono::steady_clock::time_point now) {
   // token, or one the fingerprint no longer matches): the key is never sent under it. The
   // lookup (it carries no key) may still settle the intent; else it stays open for a resume
   // with its own credentials.
-  if (of_another_principal(core_->opts.credentials, secret, core_->credentials_fingerprint)) {
+  if (of_another_principal(core_->opts.credentials, secret, core_->opts.key_header,
+                           core_->credentials_fingerprint)) {
     credentials_moved_ = true;
     return settle();
   }

@@ -57,8 +57,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             bool foreign = false;
             const load_summary s = run_resume(c, err, show_progress, foreign);
             if (foreign) {
-              err << "idem-cli: the journal's open intents were written with another token; "
-                     "resume them with that token\n";
+              err << "idem-cli: the journal's open intents were written with another token or "
+                     "another --key-header; resume them with those\n";
               return exit_usage;
             }
             report(s, c.common.url, c.journal, out, err);

@@ -158,6 +158,35 @@ TEST_F(client_resume_test, AnotherPrincipalsIntentsAreRefusedOrSkippedNeverSent)
   EXPECT_TRUE(store->find(theirs.key())->is_open());
 }
 
+TEST_F(client_resume_test, AKeyWrittenDownUnderAnotherKeyHeaderIsNeverSentInThisOne) {
+  // The server reads the key from the header it was first sent in: sent in another, the key is
+  // not there at all and a request that may have executed executes again. A key belongs to its
+  // principal and the header that carries it.
+  auto o = one_attempt_with(store);
+  o.key_header = "X-Request-Key";
+  auto before = make_client(o);
+  const auto order = orders::create(sample_order());
+  leave_unresolved(*before, order);
+  baseline = net->requests().size();
+
+  auto next = client_on_store();  // Idempotency-Key, the default
+  net->respond([](const http_request&) { return reply(201, R"({"id":"ord_1"})"); });
+  const auto s = resume(*next);
+  EXPECT_EQ(s.error, make_error_code(errc::foreign_credentials));
+  EXPECT_TRUE(since("").empty()) << "the key went out in a header the server does not read";
+  const auto direct = submit(*next, order);
+  EXPECT_EQ(direct.reason(), make_error_code(errc::foreign_credentials));
+  EXPECT_TRUE(since("").empty());
+
+  auto same = make_client(o);  // the same header (names are case-insensitive): resumed
+  o.key_header = "x-request-key";
+  auto same_lower = make_client(o);
+  EXPECT_EQ(same_lower->principal(), same->principal());
+  EXPECT_EQ(resume(*same).succeeded, 1u);
+  ASSERT_EQ(since("POST").size(), 1u);
+  EXPECT_EQ(*header_of(since("POST")[0], "X-Request-Key"), order.key().str());
+}
+
 TEST_F(client_resume_test, CancellingStartsNothingMoreAndCountsEveryIntentOnce) {
   auto before = client_on_store();
   const auto first = orders::create(sample_order("m-1"));
