@@ -53,11 +53,11 @@ int main(int argc, char** argv) {
   std::vector<std::thread> threads;
   for (int t = 0; t < opts.concurrency; ++t) {
     threads.emplace_back([&, t] {
-      idem::testing::api_client client{opts.port, "load-tenant"};
+      idem::kit::api_client client{opts.port, "load-tenant"};
       auto& mine = latencies[static_cast<std::size_t>(t)];
       for (int i = next++; i < opts.requests; i = next++) {
         auto id = run_id + "-" + std::to_string(i);
-        auto body = idem::testing::order_body("load-" + id);
+        auto body = idem::kit::order_body("load-" + id);
         for (int send = 0; send < (opts.replay ? 2 : 1); ++send) {
           auto t0 = std::chrono::steady_clock::now();
           auto r = client.post("/v1/orders", "key-" + id, body);

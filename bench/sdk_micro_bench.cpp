@@ -74,13 +74,13 @@ BENCHMARK(BM_RetryAfterHttpDate);
 void BM_SubmitIntent(benchmark::State& state) {
   const auto failures = state.range(0);
   boost::asio::io_context io;
-  auto clock = std::make_shared<idem::testing::fake_scheduler>(io.get_executor());
-  auto net = std::make_shared<idem::testing::fake_transport>(io.get_executor(), clock);
+  auto clock = std::make_shared<idem::kit::fake_scheduler>(io.get_executor());
+  auto net = std::make_shared<idem::kit::fake_transport>(io.get_executor(), clock);
   std::int64_t attempt = 0;
   net->respond([&](const idem::http_request&) {
     return attempt++ % (failures + 1) == failures
-               ? idem::testing::reply(201, R"({"id":"ord_1","status":"CREATED"})")
-               : idem::testing::reply(503);
+               ? idem::kit::reply(201, R"({"id":"ord_1","status":"CREATED"})")
+               : idem::kit::reply(503);
   });
   idem::client_options options;
   options.base_url = "http://shop.test";

@@ -45,7 +45,7 @@ asio::awaitable<void> answer_once(tcp::acceptor& acceptor, std::string_view answ
   IDEM_FUZZ_CHECK(!accept_error);
   try {
     std::string buffer;
-    (void)co_await idem::testing::read_http_request(socket, buffer);
+    (void)co_await idem::kit::read_http_request(socket, buffer);
     read = true;
     (void)co_await idem::fuzz::write_then_drain(socket, answer);
   } catch (const boost::system::system_error&) {  // the client went away first

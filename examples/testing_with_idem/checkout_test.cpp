@@ -22,7 +22,7 @@
 namespace {
 
 using namespace std::chrono_literals;
-namespace kit = idem::testing;
+namespace kit = idem::kit;
 
 // A client for `server`, as the app would configure it, with a deadline generous enough for
 // every preset: the slowest answer a preset makes is a few seconds.

@@ -2,7 +2,7 @@
 // Named fault presets: ready-made rule sets of contract section 6 for the common questions ("is a
 // lost response replayed?", "does a flaky gateway cost me an order?"). The one place they are
 // defined: `--faults preset:NAME`, `PUT /_mock/faults {"preset": NAME}` and the test kit
-// (idem::testing::mock_admin::use_preset) all expand them here. docs/MOCK_SERVER.md lists them.
+// (idem::kit::mock_admin::use_preset) all expand them here. docs/MOCK_SERVER.md lists them.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

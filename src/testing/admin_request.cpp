@@ -4,7 +4,7 @@
 
 #include <memory>
 
-namespace idem::testing::detail {
+namespace idem::kit::detail {
 namespace {
 
 std::size_t append(char* data, std::size_t size, std::size_t n, void* out) {
@@ -61,4 +61,4 @@ mock_result<nlohmann::json> admin_request(const std::string& base_url,
   return j;
 }
 
-}  // namespace idem::testing::detail
+}  // namespace idem::kit::detail

@@ -6,7 +6,7 @@
 
 #include "idem/testing/mock_result.hpp"
 
-namespace idem::testing::detail {
+namespace idem::kit::detail {
 
 /// `method base_url+path` with `Authorization: Bearer admin_token` and, when `body` is not null,
 /// the JSON body. A 2xx answer gives its body parsed (an empty body: an empty object); no answer
@@ -17,4 +17,4 @@ namespace idem::testing::detail {
                                                         const char* method, const char* path,
                                                         const nlohmann::json& body = nullptr);
 
-}  // namespace idem::testing::detail
+}  // namespace idem::kit::detail

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace idem::testing {
+namespace idem::kit {
 
 std::string_view to_string(fault_kind kind) noexcept {
   switch (kind) {
@@ -113,4 +113,4 @@ nlohmann::json fault::to_json() const {
   return rule;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

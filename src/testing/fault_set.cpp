@@ -1,6 +1,6 @@
 #include "idem/testing/fault_set.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 nlohmann::json fault_set::to_json() const {
   nlohmann::json list = nlohmann::json::array();
@@ -9,4 +9,4 @@ nlohmann::json fault_set::to_json() const {
   return {{"seed", seed}, {"rules", std::move(list)}};
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

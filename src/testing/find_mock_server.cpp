@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 constexpr std::string_view server_name = "idem-mock-server";
@@ -65,4 +65,4 @@ mock_result<std::string> find_mock_server(const std::string& explicit_path,
       "looked at " + where + "; set IDEM_MOCK_SERVER or mock_server_options::binary to its path"};
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 invariants_report bad(std::string why) {
@@ -75,4 +75,4 @@ std::ostream& operator<<(std::ostream& out, const invariants_report& r) {
   return out << r.describe();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -4,7 +4,7 @@
 
 #include "testing/admin_request.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 mock_result<void> done(const mock_result<nlohmann::json>& r) {
@@ -79,4 +79,4 @@ mock_result<void> mock_admin::reset() const {
                                     nlohmann::json::object()));
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

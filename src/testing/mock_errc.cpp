@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 class category final : public std::error_category {
@@ -42,4 +42,4 @@ const std::error_category& mock_category() noexcept {
   return instance;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

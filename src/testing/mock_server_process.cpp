@@ -13,7 +13,7 @@
 #include "idem/testing/find_mock_server.hpp"
 #include "testing/server_child.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 constexpr std::string_view listening_prefix = "listening on http://127.0.0.1:";
@@ -233,4 +233,4 @@ mock_result<void> mock_server_process::restart() {
   return s_->launch();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

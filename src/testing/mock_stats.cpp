@@ -3,7 +3,7 @@
 #include <array>
 #include <string_view>
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 struct counter {
@@ -58,4 +58,4 @@ std::ostream& operator<<(std::ostream& out, const mock_stats& s) {
   return out;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace idem::testing::detail {
+namespace idem::kit::detail {
 namespace {
 
 using clock = std::chrono::steady_clock;
@@ -179,4 +179,4 @@ void server_child::reaped(int status) noexcept {
   pid_ = -1;
 }
 
-}  // namespace idem::testing::detail
+}  // namespace idem::kit::detail

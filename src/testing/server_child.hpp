@@ -12,7 +12,7 @@
 
 #include "idem/testing/mock_result.hpp"
 
-namespace idem::testing::detail {
+namespace idem::kit::detail {
 
 /// Movable, not copyable. The destructor kills and reaps a child that still runs.
 class server_child {
@@ -55,4 +55,4 @@ class server_child {
 /// "exited with status N" / "killed by signal N" for a wait status.
 [[nodiscard]] std::string describe_wait_status(int status);
 
-}  // namespace idem::testing::detail
+}  // namespace idem::kit::detail

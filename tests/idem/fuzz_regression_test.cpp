@@ -14,7 +14,7 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::reply;
+using idem::kit::reply;
 
 // "[[[[...]]]]", `depth` levels deep: a few hundred kilobytes, well within an answer's size limit.
 std::string nested_arrays(std::size_t depth) {

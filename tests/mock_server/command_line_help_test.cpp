@@ -13,7 +13,7 @@
 #include "idem/version.hpp"
 #include "tests/support/processes/child_process.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 bool mock_cli_exited_with(const finished_process& run, int status) {
@@ -62,4 +62,4 @@ TEST(MockServerCommandLine, AFlagWithoutItsValueIsNamed) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

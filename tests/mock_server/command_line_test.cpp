@@ -13,7 +13,7 @@
 namespace idem::mock {
 namespace {
 
-using testing::temp_dir;
+using kit::temp_dir;
 
 std::vector<std::string> command_line_with_db(std::vector<std::string> args) {
   args.insert(args.begin(), {"--db", ":memory:"});

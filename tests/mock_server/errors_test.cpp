@@ -13,7 +13,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using nlohmann::json;
@@ -380,4 +380,4 @@ INSTANTIATE_TEST_SUITE_P(Faults, injected_status_test,
                          [](const auto& info) { return info.param.label; });
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -18,7 +18,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 class KillAndCounters : public ::testing::Test {
@@ -137,4 +137,4 @@ TEST_F(KillAndCounters, Kill9DuringConcurrentCreatesLosesNoAcknowledgedOrderAndD
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -30,7 +30,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using nlohmann::json;
@@ -271,4 +271,4 @@ TEST_F(LogHygiene, FailingHandlersLogWhyButNoTokenKeyOrData) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -19,7 +19,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 bool exited_with(int wait_status, int code) {
@@ -149,4 +149,4 @@ TEST(CommandLine, MissingAdminTokenExitsWithStatusTwoAndUsage) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -15,7 +15,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 namespace asio = boost::asio;
@@ -184,4 +184,4 @@ TEST_F(Robustness, ValidJsonThatIsNotAnObjectIsValidationFailed) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -6,7 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <thread>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// Runs its io_context from construction to destruction. The destructor stops it and joins the
 /// thread; the io_context then goes, with every coroutine still suspended on it. Thread-safety:
@@ -35,4 +35,4 @@ class background_io {
   std::thread thread_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -6,7 +6,7 @@
 
 #include "common/temp_directory.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 class temp_db_file {
  public:
@@ -16,4 +16,4 @@ class temp_db_file {
   common::temp_directory dir_{"idem_test_db_"};
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

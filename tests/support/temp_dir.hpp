@@ -5,7 +5,7 @@
 
 #include "common/temp_directory.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// `$TMPDIR/idem_test_XXXXXX`; throws std::runtime_error if it cannot be made.
 class temp_dir : public common::temp_directory {
@@ -13,4 +13,4 @@ class temp_dir : public common::temp_directory {
   temp_dir() : common::temp_directory("idem_test_") {}
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -5,7 +5,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// A port on 127.0.0.1 where nothing listens: bound once by the OS (so it was free), then
 /// released.
@@ -16,4 +16,4 @@ inline std::uint16_t unused_port() {
   return a.local_endpoint().port();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace idem::testing {
+namespace idem::kit {
 
 struct work_counts {
   std::thread::id loop_thread = std::this_thread::get_id();
@@ -148,4 +148,4 @@ class work_counting_executor {
   std::shared_ptr<work_counts> counts_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,7 +14,7 @@
 
 namespace {
 
-namespace kit = idem::testing;
+namespace kit = idem::kit;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
@@ -96,12 +96,12 @@ TEST_P(every_fault_test, TheServerTakesTheRuleAndFiresIt) {
   const auto& c = GetParam();
   auto server = kit::mock_server_process::start({.binary = kit::built_mock_server_binary()});
   ASSERT_TRUE(server.ok()) << server;
-  idem::testing::api_client api{server->port(), server->tenant_token()};
+  idem::kit::api_client api{server->port(), server->tenant_token()};
   std::string target = "/v1/orders";
-  json body = idem::testing::order_body("cart-1");
+  json body = idem::kit::order_body("cart-1");
   if (c.on_payment) {
     target = "/v1/orders/" + api.create_order("cart-1", "k-create") + "/payments";
-    body = idem::testing::payment_body();
+    body = idem::kit::payment_body();
   }
   const auto rule = c.rule.on_method("POST").times(1);
   const auto put = server->admin().set_faults({.rules = {rule}});
@@ -143,8 +143,8 @@ TEST(FaultBuilders, UnderAHoldADuplicateMeetsInProgressWithRetryAfter) {
            kit::fault_set{.rules = {kit::fault::hold_in_processing(3s).on_create_order().times(1)}},
        .extra_args = {"--async-after", "200ms"}});
   ASSERT_TRUE(server.ok()) << server;
-  idem::testing::api_client api{server->port(), server->tenant_token()};
-  const auto body = idem::testing::order_body("cart-held");
+  idem::kit::api_client api{server->port(), server->tenant_token()};
+  const auto body = idem::kit::order_body("cart-held");
   // 202: the create is still held after 200 ms.
   ASSERT_EQ(api.post("/v1/orders", "k-held", body, {{"Prefer", "respond-async"}}).res.status, 202);
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-namespace kit = idem::testing;
+namespace kit = idem::kit;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
@@ -25,7 +25,7 @@ class invariants_test : public ::testing::Test {
     server_.emplace(std::move(started).value());
   }
   kit::mock_server_process& server() { return *server_; }
-  idem::testing::api_client api() { return idem::testing::api_client{server().port(), "shop"}; }
+  idem::kit::api_client api() { return idem::kit::api_client{server().port(), "shop"}; }
 
  private:
   std::optional<kit::mock_server_process> server_;
@@ -38,7 +38,7 @@ TEST_F(invariants_test, ACleanRunHoldsEveryInvariant) {
     // The same key twice: one execution, one replay.
     for (int attempt = 0; attempt < 2; ++attempt) {
       const auto paid = shop.post("/v1/orders/" + id + "/payments", "pay-" + std::to_string(i),
-                                  idem::testing::payment_body());
+                                  idem::kit::payment_body());
       EXPECT_EQ(paid.res.status, 201);
     }
   }
@@ -56,7 +56,7 @@ TEST_F(invariants_test, ASecondKeyForOneBusinessIdIsReportedWithTheBusinessId) {
   (void)shop.create_order("cart-7", "first-key");
   // A client that minted a new key for a retry of the same cart: the server's business
   // constraint stops the second order, the invariant names the client's bug.
-  const auto second = shop.post("/v1/orders", "second-key", idem::testing::order_body("cart-7"));
+  const auto second = shop.post("/v1/orders", "second-key", idem::kit::order_body("cart-7"));
   EXPECT_EQ(second.res.status, 409);
 
   const auto report = server().admin().check_invariants();
@@ -95,7 +95,7 @@ TEST(InvariantsParsing, AnAnswerWithoutChecksIsABadAnswerNotAPass) {
 TEST_F(invariants_test, StatsAreTypedAndPrintable) {
   auto shop = api();
   (void)shop.create_order("cart-1", "k-1");
-  (void)shop.post("/v1/orders", "k-1", idem::testing::order_body("cart-1"));
+  (void)shop.post("/v1/orders", "k-1", idem::kit::order_body("cart-1"));
   auto stats = server().admin().stats();
   ASSERT_TRUE(stats.ok()) << stats;
   EXPECT_EQ(stats->orders, 1);
@@ -121,7 +121,7 @@ TEST_F(invariants_test, AdvancingTheClockExpiresAKey) {
   // (and meets the order it made: 409 duplicate-business-id, a first execution).
   const auto advanced = server().admin().advance_clock(25h);
   ASSERT_TRUE(advanced.ok()) << advanced;
-  const auto again = shop.post("/v1/orders", "k-1", idem::testing::order_body("cart-1"));
+  const auto again = shop.post("/v1/orders", "k-1", idem::kit::order_body("cart-1"));
   EXPECT_EQ(again.res.status, 409);
   EXPECT_EQ(again.res.header("Idempotent-Replayed"), "false");
 }

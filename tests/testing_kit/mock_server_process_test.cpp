@@ -15,7 +15,7 @@
 
 namespace {
 
-namespace kit = idem::testing;
+namespace kit = idem::kit;
 
 kit::mock_server_options options() {
   return {.binary = kit::built_mock_server_binary()};
@@ -28,7 +28,7 @@ TEST(MockServerProcess, StartsOnAFreeLoopbackPortAndAnswers) {
   EXPECT_EQ(server->url(), "http://127.0.0.1:" + std::to_string(server->port()));
   EXPECT_TRUE(server->running());
   EXPECT_GT(server->pid(), 0);
-  idem::testing::api_client api{server->port(), server->tenant_token()};
+  idem::kit::api_client api{server->port(), server->tenant_token()};
   const auto id = api.create_order("cart-1", "k-1");
   EXPECT_TRUE(api.get("/v1/orders/" + id).res.status == 200);
   auto stats = server->admin().stats();
@@ -43,16 +43,16 @@ TEST(MockServerProcess, TokensOfOneAccountShareTheirKeysAsOptionsOrAtRunTime) {
   o.principals = {{"acct-token-1", "acct"}, {"acct-token-2", "acct"}};
   auto server = kit::mock_server_process::start(o);
   ASSERT_TRUE(server.ok()) << server;
-  idem::testing::api_client before{server->port(), "acct-token-1"};
-  idem::testing::api_client after{server->port(), "acct-token-2"};
+  idem::kit::api_client before{server->port(), "acct-token-1"};
+  idem::kit::api_client after{server->port(), "acct-token-2"};
   before.create_order("cart-1", "k-1");
-  EXPECT_EQ(after.post("/v1/orders", "k-1", idem::testing::order_body("cart-1"))
+  EXPECT_EQ(after.post("/v1/orders", "k-1", idem::kit::order_body("cart-1"))
                 .res.header("Idempotent-Replayed"),
             "true");
   // At run time: a third token joins the account.
   ASSERT_TRUE(server->admin().set_principals({{"acct-token-3", "acct"}}).ok());
-  idem::testing::api_client third{server->port(), "acct-token-3"};
-  EXPECT_EQ(third.post("/v1/orders", "k-1", idem::testing::order_body("cart-1"))
+  idem::kit::api_client third{server->port(), "acct-token-3"};
+  EXPECT_EQ(third.post("/v1/orders", "k-1", idem::kit::order_body("cart-1"))
                 .res.header("Idempotent-Replayed"),
             "true");
   EXPECT_EQ(server->admin().stats()->orders, 1);
@@ -92,7 +92,7 @@ TEST(MockServerProcess, KillAndRestartKeepTheDataAndThePort) {
   const auto port = server->port();
   std::string id;
   {
-    idem::testing::api_client api{port, server->tenant_token()};
+    idem::kit::api_client api{port, server->tenant_token()};
     id = api.create_order("cart-1", "k-1");
   }
   ASSERT_TRUE(server->kill().ok());
@@ -101,10 +101,10 @@ TEST(MockServerProcess, KillAndRestartKeepTheDataAndThePort) {
   const auto restarted = server->restart();
   ASSERT_TRUE(restarted.ok()) << restarted;
   EXPECT_EQ(server->port(), port);
-  idem::testing::api_client api{port, server->tenant_token()};
+  idem::kit::api_client api{port, server->tenant_token()};
   EXPECT_EQ(api.get("/v1/orders/" + id).res.status, 200);
   // The same key again is a replay of the first answer: the record survived the SIGKILL.
-  const auto again = api.post("/v1/orders", "k-1", idem::testing::order_body("cart-1"));
+  const auto again = api.post("/v1/orders", "k-1", idem::kit::order_body("cart-1"));
   EXPECT_EQ(again.res.header("Idempotent-Replayed"), "true");
   auto stats = server->admin().stats();
   ASSERT_TRUE(stats.ok()) << stats;

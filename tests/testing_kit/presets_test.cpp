@@ -10,7 +10,7 @@
 
 namespace {
 
-namespace kit = idem::testing;
+namespace kit = idem::kit;
 
 const char* const preset_names[] = {"lost-responses", "flaky-gateway", "slow-provider",
                                     "in-progress", "everything"};

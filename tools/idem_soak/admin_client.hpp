@@ -1,6 +1,6 @@
 #pragma once
 // The mock server's test-control API (contract section 6) as the soak uses it: the fault rules
-// and the stats, through the public test kit's client (idem::testing::mock_admin), as JSON.
+// and the stats, through the public test kit's client (idem::kit::mock_admin), as JSON.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,7 +10,7 @@
 namespace idem::soak {
 
 /// Blocking calls to `base_url` + `/_mock/...` with `Authorization: Bearer <admin token>`.
-/// Each throws std::runtime_error (idem::testing::bad_mock_result_access, naming the request)
+/// Each throws std::runtime_error (idem::kit::bad_mock_result_access, naming the request)
 /// on a transport error, a status other than 2xx or a body that is not JSON. Not thread-safe.
 class admin_client {
  public:
@@ -26,7 +26,7 @@ class admin_client {
   void clear_faults() const;
 
  private:
-  idem::testing::mock_admin admin_;
+  idem::kit::mock_admin admin_;
 };
 
 }  // namespace idem::soak

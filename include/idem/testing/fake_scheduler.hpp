@@ -13,7 +13,7 @@
 
 #include "idem/scheduler.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// Virtual clock + timers.
 /// - `auto_advance` (default): a wait is queued and a step is posted; each step jumps the virtual
@@ -104,4 +104,4 @@ class fake_scheduler final : public scheduler {
   std::uint64_t next_id_ = 0;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

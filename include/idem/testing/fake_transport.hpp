@@ -18,7 +18,7 @@
 #include "idem/transport.hpp"
 #include "idem/transport_error.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// One scripted answer.
 struct fake_reply {
@@ -185,4 +185,4 @@ class fake_transport final : public transport {
   std::size_t resets_ = 0;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

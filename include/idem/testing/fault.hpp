@@ -4,7 +4,7 @@
 /// with its parameters, then where it applies and how often. `fault::to_json()` is the rule as
 /// `PUT /_mock/faults` takes it; `fault_set` (fault_set.hpp) is a whole configuration.
 ///
-///     using idem::testing::fault;
+///     using idem::kit::fault;
 ///     fault::drop_response_after_commit().on_create_order().probability(0.3).times(10);
 ///     fault::status_before_processing(503, std::chrono::seconds(1)).on_method("POST");
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The route templates of the mock server's writes, for `fault::on_route`.
 namespace mock_routes {
@@ -115,4 +115,4 @@ class fault {
   std::optional<std::chrono::seconds> retry_after_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

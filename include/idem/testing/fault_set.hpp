@@ -9,7 +9,7 @@
 
 #include "idem/testing/fault.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// `{"seed": seed, "rules": [...]}` as `PUT /_mock/faults` takes it. Per stage of a request
 /// (arrival, execution, provider call, after the commit) the server fires the first rule, in
@@ -22,4 +22,4 @@ struct fault_set {
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

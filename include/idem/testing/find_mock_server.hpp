@@ -6,7 +6,7 @@
 
 #include "idem/testing/mock_result.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The idem-mock-server of the installed package an app was built against: set by the CMake
 /// package (find_package(idem) gives idem::testing's users the definition, computed from where
@@ -31,4 +31,4 @@ namespace idem::testing {
     const std::string& explicit_path = {},
     const std::string& package_server = IDEM_TESTING_PACKAGE_MOCK_SERVER);
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -16,7 +16,7 @@
 
 #include "idem/testing/mock_result.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// One invariant and what breaks it.
 struct invariant_check {
@@ -47,4 +47,4 @@ struct invariants_report {
 /// describe().
 std::ostream& operator<<(std::ostream& out, const invariants_report& r);
 
-}  // namespace idem::testing
+}  // namespace idem::kit

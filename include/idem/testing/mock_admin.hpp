@@ -16,7 +16,7 @@
 #include "idem/testing/mock_result.hpp"
 #include "idem/testing/mock_stats.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The admin API of the idem-mock-server at `base_url` (one the kit started, or any other).
 /// Every call is one blocking request with a 30 s limit on its own connection; it never
@@ -66,4 +66,4 @@ class mock_admin {
   std::string admin_token_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

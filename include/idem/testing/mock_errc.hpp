@@ -1,11 +1,11 @@
 #pragma once
 /// @file
-/// Errors of the test kit (idem::testing::mock_server_process, mock_admin), as std::error_code
+/// Errors of the test kit (idem::kit::mock_server_process, mock_admin), as std::error_code
 /// values. The kit's results carry one of these with a human-readable detail (mock_error).
 
 #include <system_error>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// Why a test-kit call failed.
 enum class mock_errc {
@@ -29,7 +29,7 @@ enum class mock_errc {
   return {static_cast<int>(e), mock_category()};
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit
 
 template <>
-struct std::is_error_code_enum<idem::testing::mock_errc> : std::true_type {};
+struct std::is_error_code_enum<idem::kit::mock_errc> : std::true_type {};

@@ -13,7 +13,7 @@
 
 #include "idem/testing/mock_errc.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// What went wrong: a code to switch on (usually a `mock_errc`) and what happened, in words.
 struct mock_error {
@@ -107,4 +107,4 @@ std::ostream& operator<<(std::ostream& out, const mock_result<T>& r) {
   return out << r.describe();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

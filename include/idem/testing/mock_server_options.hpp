@@ -12,7 +12,7 @@
 #include "idem/testing/fault_set.hpp"
 #include "idem/testing/find_mock_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// Settings for one server. An aggregate with defaults that suit a test: a free loopback port,
 /// a database in a temporary directory, no faults.
@@ -55,4 +55,4 @@ struct mock_server_options {
   std::chrono::milliseconds stop_timeout{30'000};
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,11 +14,11 @@
 #include "idem/testing/mock_result.hpp"
 #include "idem/testing/mock_server_options.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// A running idem-mock-server owned by the test.
 ///
-///     auto server = idem::testing::mock_server_process::start({.preset = "lost-responses"});
+///     auto server = idem::kit::mock_server_process::start({.preset = "lost-responses"});
 ///     ASSERT_TRUE(server.ok()) << server;
 ///     options.base_url = server->url();
 ///     ...
@@ -77,4 +77,4 @@ class mock_server_process {
   std::unique_ptr<state> s_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -8,7 +8,7 @@
 
 #include "idem/testing/mock_result.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// What the server counted. They survive a restart of the server on the same database.
 struct mock_stats {
@@ -38,4 +38,4 @@ struct mock_stats {
 /// One line: "requests=12 orders=3 ...", every counter.
 std::ostream& operator<<(std::ostream& out, const mock_stats& s);
 
-}  // namespace idem::testing
+}  // namespace idem::kit

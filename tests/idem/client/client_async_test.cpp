@@ -19,10 +19,10 @@ namespace idem::test {
 namespace {
 
 namespace asio = boost::asio;
-using idem::testing::failed;
-using idem::testing::hang;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::hang;
+using idem::kit::problem;
+using idem::kit::reply;
 
 nlohmann::json request_status(const std::string& state, nlohmann::json response = nullptr) {
   return {{"request_id", "req_1"}, {"state", state}, {"response", response}};

@@ -11,9 +11,9 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::problem;
+using idem::kit::reply;
 
 const std::string express_in_progress =
     "<!DOCTYPE html><html><body><pre>Error: A previous request is still in progress for this "

@@ -11,11 +11,11 @@ namespace idem::test {
 namespace {
 
 using boost::asio::cancellation_type;
-using idem::testing::failed;
-using idem::testing::hang;
-using idem::testing::hang_connecting;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::hang;
+using idem::kit::hang_connecting;
+using idem::kit::problem;
+using idem::kit::reply;
 
 class client_cancel_test : public client_test {
  protected:

@@ -8,9 +8,9 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::problem;
+using idem::kit::reply;
 
 std::set<std::string> keys_sent(const fake_transport& net) {
   std::set<std::string> keys;
@@ -362,7 +362,7 @@ TEST_F(late_write_test, LookupsKeepBackTheEndsOfTheLookupsAlreadyInFlight) {
   auto c = make_client(opts);
   net->respond([this](const http_request& r) {
     if (r.method == "GET") clock->pass(1ms);
-    return testing::hang();
+    return kit::hang();
   });
   std::vector<outcome> got;
   for (const char* id : {"m-a", "m-b", "m-c"}) {

@@ -11,8 +11,8 @@
 namespace idem::test::live {
 namespace {
 
-using testing::api_client;
-using testing::running_server;
+using kit::api_client;
+using kit::running_server;
 
 TEST(LiveClientFaults, ConnectionResetBeforeProcessingIsRetriedAndCreatesOnce) {
   running_server server;
@@ -117,7 +117,7 @@ TEST(LiveClientFaults, SlowExecutionAnswersInProgressAndTheClientWaitsForIt) {
   // 1 s later, meets 409 in-progress (a 1 s attempt sends no `Prefer: wait`), waits its
   // Retry-After and then gets the replay. The execution takes 3 s, so the retry meets it busy
   // with seconds to spare; the lease outlives it, so the slow executor is never taken over.
-  auto server_options = testing::test_server_options();
+  auto server_options = kit::test_server_options();
   server_options.lease = 5s;
   running_server server{server_options};
   api_client api{server.port(), tenant};
@@ -141,7 +141,7 @@ std::string create_order(api_client& api, const std::string& merchant_order_id) 
 }
 
 mock::server_options short_lease_options() {
-  auto o = testing::test_server_options();
+  auto o = kit::test_server_options();
   o.lease = 1s;  // short, so the takeover happens within the client's deadline
   return o;
 }

@@ -12,8 +12,8 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::hang;
-using idem::testing::reply;
+using idem::kit::hang;
+using idem::kit::reply;
 
 class client_flush_test : public client_test {
  protected:
@@ -165,7 +165,7 @@ TEST_F(client_flush_test, ASubmissionNotYetStartedWhenShutdownIsCalledIsNeverSen
 }
 
 TEST_F(client_flush_test, ShutdownWithAJournalLeavesTheStoppedIntentOpenInTheFileForTheNextStart) {
-  idem::testing::temp_dir dir;
+  idem::kit::temp_dir dir;
   const std::string path = (dir.path() / "intents.db").string();
   const intent order = orders::create(sample_order());
   {

@@ -11,8 +11,8 @@
 namespace idem::test::live {
 namespace {
 
-using testing::api_client;
-using testing::running_server;
+using kit::api_client;
+using kit::running_server;
 
 TEST(LiveClient, CreatesAnOrderWithOneAttemptAndTheServerHoldsIt) {
   running_server server;

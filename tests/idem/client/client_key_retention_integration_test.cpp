@@ -18,8 +18,8 @@
 namespace idem::test::live {
 namespace {
 
-using testing::api_client;
-using testing::running_server;
+using kit::api_client;
+using kit::running_server;
 
 constexpr auto day_and_an_hour = std::chrono::hours{25};
 
@@ -73,7 +73,7 @@ class ClientKeyRetention : public ::testing::Test {
   // and its answer is lost, and every lookup is refused until the deadline.
   void leave_unresolved_although_created(const intent& order) {
     api_.set_faults(
-        idem::testing::fault_config({on_create("drop_response_after_commit"),
+        idem::kit::fault_config({on_create("drop_response_after_commit"),
                                      {{"match", {{"method", "GET"}, {"route", "/v1/orders"}}},
                                       {"fault", "status_before_processing"},
                                       {"status", 503}}}));

@@ -15,10 +15,10 @@
 namespace idem::test::live {
 namespace {
 
-using testing::api_client;
-using testing::eventually;
-using testing::running_server;
-using testing::stat;
+using kit::api_client;
+using kit::eventually;
+using kit::running_server;
+using kit::stat;
 
 // Runs `io` on this thread until `done` holds; the bound only turns a hang into a failure.
 template <class Done>

@@ -86,11 +86,11 @@ orders::order_request order_of(const std::string& merchant_order_id, const std::
 }
 
 TEST(ClientLogHygiene, TheClientWritesNothingOnStdoutOrStderrWhateverHappens) {
-  testing::temp_dir dir;
-  testing::server_process server(
-      {"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token", testing::admin_token},
+  kit::temp_dir dir;
+  kit::server_process server(
+      {"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token", kit::admin_token},
       dir.file("server.log"));
-  testing::api_client admin{server.port()};
+  kit::api_client admin{server.port()};
   test::tls::test_pki pki("IP:127.0.0.1");  // a CA the client does not trust
   test::tls::background_tls_peer tls(pki);
 
@@ -98,7 +98,7 @@ TEST(ClientLogHygiene, TheClientWritesNothingOnStdoutOrStderrWhateverHappens) {
   options.credentials = bearer_token{"tok-secret-7d1e"};
   options.deadline = {.total = 3s, .lookup_reserve = 1s, .min_attempt = 100ms};
   auto refused = options;
-  refused.base_url = test::live::url_of(testing::unused_port());
+  refused.base_url = test::live::url_of(kit::unused_port());
   auto untrusted = options;
   untrusted.base_url = "https://127.0.0.1:" + std::to_string(tls.port());
   const std::string data = "dat-secret-40c2";
@@ -112,7 +112,7 @@ TEST(ClientLogHygiene, TheClientWritesNothingOnStdoutOrStderrWhateverHappens) {
 
   // Two 503s, then the answer lost after the commit, then its replay; then every write reset.
   ASSERT_NO_FATAL_FAILURE(admin.set_faults(
-      testing::fault_config({on_create("status_before_processing", {{"status", 503}, {"times", 2}}),
+      kit::fault_config({on_create("status_before_processing", {{"status", 503}, {"times", 2}}),
                              on_create("drop_response_after_commit", {{"times", 1}})})));
   std::vector<outcome> outcomes;
   captured_output output(dir.file("client.out"));
@@ -121,7 +121,7 @@ TEST(ClientLogHygiene, TheClientWritesNothingOnStdoutOrStderrWhateverHappens) {
   outcomes.push_back(submit_live(options, orders::create(invalid)));
   outcomes.push_back(submit_live(refused, orders::create(order_of("m-4", data))));
   outcomes.push_back(submit_live(untrusted, orders::create(order_of("m-5", data))));
-  admin.set_faults(testing::only(on_create("reset_before_processing")));
+  admin.set_faults(kit::only(on_create("reset_before_processing")));
   outcomes.push_back(submit_live(options, lost));
   const std::string written = output.stop();
 

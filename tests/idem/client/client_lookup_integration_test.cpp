@@ -10,8 +10,8 @@
 namespace idem::test::live {
 namespace {
 
-using testing::api_client;
-using testing::running_server;
+using kit::api_client;
+using kit::running_server;
 
 // Only one failed write: the first execution commits and loses its answer, so the retries run
 // out at once and the lookup must settle the intent.

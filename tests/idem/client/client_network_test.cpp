@@ -12,9 +12,9 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::hang;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::hang;
+using idem::kit::reply;
 
 class client_network_test : public client_test {
  protected:

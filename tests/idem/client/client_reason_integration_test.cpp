@@ -12,7 +12,7 @@
 namespace idem::test::live {
 namespace {
 
-using testing::running_server;
+using kit::running_server;
 
 // The defaults an app starts from, but for the server's address and the jitter's seed.
 client_options defaults_for(std::uint16_t port) {

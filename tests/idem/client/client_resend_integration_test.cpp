@@ -24,10 +24,10 @@ TEST(LiveClientResend, ThePostsTheBackendSawAreTheAttemptsTheOutcomesCount) {
   std::atomic<std::size_t> kept_posts{0};
   std::atomic<std::size_t> dropped{0};
   // Every third POST that arrives on a kept-alive connection dies with it.
-  testing::recording_listener backend(
+  kit::recording_listener backend(
       [](const std::string& head) {
-        if (head.starts_with("GET ")) return testing::http_answer(200, R"({"data":[]})");
-        return testing::http_answer(201, R"({"id":"ord_1"})");
+        if (head.starts_with("GET ")) return kit::http_answer(200, R"({"data":[]})");
+        return kit::http_answer(201, R"({"id":"ord_1"})");
       },
       {.close_unanswered = [&](std::size_t on_connection, const std::string& head) {
         if (on_connection < 2 || !head.starts_with("POST ")) return false;

@@ -10,10 +10,10 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::hang;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::hang;
+using idem::kit::problem;
+using idem::kit::reply;
 
 // Writes answered by `post`; lookups find nothing (an empty order list, no such order).
 fake_transport::responder writes(fake_reply post) {

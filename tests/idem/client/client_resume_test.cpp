@@ -13,10 +13,10 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::hang;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::hang;
+using idem::kit::problem;
+using idem::kit::reply;
 
 class client_resume_test : public client_test {
  protected:

@@ -20,7 +20,7 @@ namespace {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using idem::testing::fake_scheduler;
+using idem::kit::fake_scheduler;
 
 TEST(asio_scheduler_test, ZeroWaitCompletesLaterNotInline) {
   asio::io_context io;

@@ -11,9 +11,9 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::problem;
+using idem::kit::reply;
 
 // A memory store whose durable writes can be held back (to see what the client does before a
 // write completes) or failed (a full disk). Like a real store, an event is durable only with

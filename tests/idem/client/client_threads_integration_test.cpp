@@ -12,8 +12,8 @@
 namespace idem::test::live {
 namespace {
 
-using testing::api_client;
-using testing::running_server;
+using kit::api_client;
+using kit::running_server;
 
 TEST(LiveClientThreads, AnIoContextRunByFourThreadsGetsEveryIntentThroughExactlyOnce) {
   running_server server;

@@ -14,8 +14,8 @@
 namespace idem::test::live {
 namespace {
 
-using testing::api_client;
-using testing::running_server;
+using kit::api_client;
+using kit::running_server;
 
 // "token-a" for the first request, "token-b" for every later one: a refresh after the first.
 credentials refreshed_after_the_first_request(std::string principal_id) {
@@ -28,7 +28,7 @@ credentials refreshed_after_the_first_request(std::string principal_id) {
 }
 
 mock::server_options tokens_of_one_account() {
-  auto o = testing::test_server_options();
+  auto o = kit::test_server_options();
   o.principals = {{"token-a", "acct-1"}, {"token-b", "acct-1"}};
   return o;
 }

@@ -12,8 +12,8 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::reply;
 
 // Every event in order, one line each, with what a span would carry.
 class trace_log final : public observer {

@@ -32,9 +32,9 @@ class refusing_gateway {
                                   {"amount_minor", 1500},
                                   {"status", "CREATED"}});
                 }
-                return testing::http_answer(200, nlohmann::json{{"data", data}}.dump());
+                return kit::http_answer(200, nlohmann::json{{"data", data}}.dump());
               }
-              return testing::http_answer(status, "<html>refused by the gateway</html>");
+              return kit::http_answer(status, "<html>refused by the gateway</html>");
             },
             {.close_unanswered = [this](std::size_t, const std::string& head) {
               return head.starts_with("POST ") && posts_.fetch_add(1) == 0;
@@ -45,7 +45,7 @@ class refusing_gateway {
 
  private:
   std::atomic<int> posts_{0};
-  testing::recording_listener listener_;
+  kit::recording_listener listener_;
 };
 
 class LiveVerdict : public ::testing::TestWithParam<int> {};

@@ -39,9 +39,9 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::problem;
+using idem::kit::reply;
 
 constexpr std::uint64_t default_sequences = 100'000;
 
@@ -73,8 +73,8 @@ class verdict_model {
   // One sequence; returns the violations found (empty: the property held).
   std::vector<std::string> run() {
     boost::asio::io_context io;
-    auto clock = std::make_shared<idem::testing::fake_scheduler>(io.get_executor());
-    auto net = std::make_shared<idem::testing::fake_transport>(io.get_executor(), clock);
+    auto clock = std::make_shared<idem::kit::fake_scheduler>(io.get_executor());
+    auto net = std::make_shared<idem::kit::fake_transport>(io.get_executor(), clock);
     auto store = std::make_shared<memory_intent_store>();
     const auto req = sample_order("prop-" + std::to_string(seed_));
     const intent order = orders::create(req);

@@ -10,9 +10,9 @@
 namespace idem::test {
 namespace {
 
-using idem::testing::failed;
-using idem::testing::problem;
-using idem::testing::reply;
+using idem::kit::failed;
+using idem::kit::problem;
+using idem::kit::reply;
 
 fake_reply verdict_found_order(const orders::order_request& req) {
   return reply(200, nlohmann::json{{"data", {order_json(req)}}}.dump());

@@ -15,7 +15,7 @@
 #include "tests/support/http/integration.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using namespace std::chrono_literals;
@@ -169,4 +169,4 @@ TEST(FaultProxy, AnUpstreamThatIsGoneIsABadGateway) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -35,15 +35,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using testing::express_idempotency;
-using testing::fault_proxy;
-using testing::fault_proxy_counters;
-using testing::fault_proxy_options;
-using testing::http_client;
-using testing::interop_backend;
-using testing::interop_prerequisite_missing;
-using testing::node_app;
-using testing::node_idempotency;
+using kit::express_idempotency;
+using kit::fault_proxy;
+using kit::fault_proxy_counters;
+using kit::fault_proxy_options;
+using kit::http_client;
+using kit::interop_backend;
+using kit::interop_prerequisite_missing;
+using kit::node_app;
+using kit::node_idempotency;
 
 struct interop_case {
   const interop_backend* server;
@@ -183,7 +183,7 @@ batch run_batch(const std::string& run, std::uint16_t app_port, const fault_prox
   }
 
   // A handler whose answer was dropped may still run: the books are read once it has answered.
-  EXPECT_TRUE(testing::eventually([&] { return proxy.counters().in_flight == 0; }));
+  EXPECT_TRUE(kit::eventually([&] { return proxy.counters().in_flight == 0; }));
   b.faults = proxy.counters();
   http_client books{app_port};
   b.stats = get_json(books, "/_stats");

@@ -18,9 +18,9 @@
 namespace idem::test {
 
 using namespace std::chrono_literals;
-using idem::testing::fake_reply;
-using idem::testing::fake_scheduler;
-using idem::testing::fake_transport;
+using idem::kit::fake_reply;
+using idem::kit::fake_scheduler;
+using idem::kit::fake_transport;
 
 inline const std::string* header_of(const http_request& r, std::string_view name) {
   for (const auto& [k, v] : r.headers) {
@@ -35,7 +35,7 @@ inline fake_transport::responder script(
     std::vector<fake_reply> posts, std::function<fake_reply(const http_request&)> get = nullptr) {
   auto n = std::make_shared<std::size_t>(0);
   return [posts = std::move(posts), get = std::move(get), n](const http_request& r) {
-    if (r.method == "GET") return get ? get(r) : idem::testing::reply(200, R"({"data":[]})");
+    if (r.method == "GET") return get ? get(r) : idem::kit::reply(200, R"({"data":[]})");
     const auto i = std::min(*n, posts.size() - 1);
     ++*n;
     return posts[i];

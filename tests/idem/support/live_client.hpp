@@ -74,12 +74,12 @@ inline orders::payment_request payment_of() {
 }
 
 // The fault-rule builders (contract section 6) shared with the mock server's tests.
-using idem::testing::on_create;
-using idem::testing::on_pay;
-using idem::testing::only;
+using idem::kit::on_create;
+using idem::kit::on_pay;
+using idem::kit::only;
 inline nlohmann::json rule(std::string fault, std::string route,
                            nlohmann::json params = nlohmann::json::object()) {
-  return idem::testing::fault_rule(std::move(fault), std::move(route), std::move(params));
+  return idem::kit::fault_rule(std::move(fault), std::move(route), std::move(params));
 }
 
 // What the client told its observer: each write's status (0 without a response) and each wait.
@@ -94,7 +94,7 @@ struct recording_observer final : observer {
 };
 
 // A port on 127.0.0.1 where nothing listens.
-using idem::testing::unused_port;
+using idem::kit::unused_port;
 
 // The server's books after one order was created exactly once.
 inline void expect_one_order(const nlohmann::json& stats) {

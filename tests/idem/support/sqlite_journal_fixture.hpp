@@ -164,7 +164,7 @@ class journal_fixture : public ::testing::Test {
     }
   }
 
-  idem::testing::temp_dir dir;
+  idem::kit::temp_dir dir;
   boost::asio::io_context io;
 };
 

@@ -270,7 +270,7 @@ class tls_peer {
       }
       std::string buffer;
       for (;;) {
-        const auto request = co_await idem::testing::read_http_request(*stream, buffer);
+        const auto request = co_await idem::kit::read_http_request(*stream, buffer);
         state->heads.push_back(request.head);  // a POST's body is read and dropped
         ++state->requests;
         co_await asio::async_write(
@@ -307,7 +307,7 @@ class background_tls_peer {
   [[nodiscard]] std::string url() const { return peer_->url(); }
 
  private:
-  idem::testing::background_io bg_;
+  idem::kit::background_io bg_;
   std::optional<tls_peer> peer_;
 };
 

@@ -95,7 +95,7 @@ class CurlReceiveBuffer : public ::testing::Test {
     }
   }
 
-  testing::in_process_http_server server_;
+  kit::in_process_http_server server_;
   curl_transport_options options_;
   curl_proxy_settings proxy_ =
       curl_proxy_settings::decide(proxy_options{.ignore_environment = true});

@@ -24,7 +24,7 @@ namespace idem {
 namespace {
 
 namespace asio = boost::asio;
-using testing::recording_listener;
+using kit::recording_listener;
 
 // Sets (or, with nullptr, unsets) an environment variable for the scope of one test.
 class scoped_env {
@@ -54,13 +54,13 @@ class scoped_env {
 
 // A loopback listener that answers every plain request 200 with `name` as the body, so the
 // body tells which listener a request reached.
-recording_listener named(std::string name, testing::recording_listener_options options = {}) {
+recording_listener named(std::string name, kit::recording_listener_options options = {}) {
   return recording_listener(
-      [name = std::move(name)](const std::string&) { return testing::http_answer(200, name); },
+      [name = std::move(name)](const std::string&) { return kit::http_answer(200, name); },
       options);
 }
 
-const testing::recording_listener_options as_proxy{.tunnel_connect = true};
+const kit::recording_listener_options as_proxy{.tunnel_connect = true};
 
 class curl_transport_proxy_test : public ::testing::Test {
  protected:
@@ -209,7 +209,7 @@ TEST_F(curl_transport_proxy_test, IgnoringTheEnvironmentIgnoresItsNoProxyToo) {
 }
 
 TEST_F(curl_transport_proxy_test, UnreachableProxyIsNotSent) {
-  const auto dead = testing::unused_port();
+  const auto dead = kit::unused_port();
   auto r = get(via("http://127.0.0.1:" + std::to_string(dead)), origin_.url() + "/");
   EXPECT_EQ(r.failure, transport_failure::not_sent);
   EXPECT_EQ(r.ec, transport_errc::connection_refused) << r.ec.message();

@@ -32,9 +32,9 @@ http_request write_to(const std::string& url) {
 }
 
 // The second request of every connection dies with it, unanswered; every other one is 201.
-testing::recording_listener second_request_dies() {
-  return testing::recording_listener(
-      [](const std::string&) { return testing::http_answer(201, R"({"id":"ord_1"})"); },
+kit::recording_listener second_request_dies() {
+  return kit::recording_listener(
+      [](const std::string&) { return kit::http_answer(201, R"({"id":"ord_1"})"); },
       {.close_unanswered = [](std::size_t on_connection, const std::string&) {
         return on_connection == 2;
       }});

@@ -2,7 +2,7 @@
 // connection is closed, every transfer in flight ends with `connections_reset` (not sent only if
 // it provably never left), and the transport goes on as before on new connections. For
 // idem::curl_transport against a loopback peer that counts the connections it accepted and saw
-// closed, and for the test double idem::testing::fake_transport.
+// closed, and for the test double idem::kit::fake_transport.
 
 #include <gtest/gtest.h>
 
@@ -116,7 +116,7 @@ class loopback_peer {
         co_await read_until_closed(*socket);
       }
       for (;;) {
-        const auto request = co_await testing::read_http_request(*socket, buffer);
+        const auto request = co_await kit::read_http_request(*socket, buffer);
         ++c->requests;
         if (request.head.find(" /hold ") != std::string::npos) {
           ++c->held;
@@ -130,7 +130,7 @@ class loopback_peer {
   }
 
   std::shared_ptr<counts> counts_;
-  testing::background_io bg_;  // after counts_: stopped (its coroutines gone) before counts_ goes
+  kit::background_io bg_;  // after counts_: stopped (its coroutines gone) before counts_ goes
   std::uint16_t port_ = 0;
 };
 
@@ -390,9 +390,9 @@ TEST_F(curl_transport_reset_test, DestroyingRightAfterAResetCompletesEachTransfe
 
 TEST(fake_transport_reset, HangingTransfersEndAsConnectionsResetByWhatTheySent) {
   asio::io_context io;
-  testing::fake_transport t(io.get_executor());
+  kit::fake_transport t(io.get_executor());
   t.respond([](const http_request& r) {
-    return r.url.ends_with("/sent") ? testing::hang() : testing::hang_connecting();
+    return r.url.ends_with("/sent") ? kit::hang() : kit::hang_connecting();
   });
   asio::cancellation_signal signal;
   int completions = 0;
@@ -427,10 +427,10 @@ TEST(fake_transport_reset, HangingTransfersEndAsConnectionsResetByWhatTheySent) 
 
 TEST(fake_transport_reset, ResetsAreCounted) {
   asio::io_context io;
-  testing::fake_transport t(io.get_executor());
+  kit::fake_transport t(io.get_executor());
   EXPECT_EQ(t.resets(), 0u);
   t.reset_connections();  // nothing hanging: still a reset
-  t.respond([](const http_request&) { return testing::hang(); });
+  t.respond([](const http_request&) { return kit::hang(); });
   t.async_send(get_request("http://x/"), [](transport_result) {});
   poll_ready(io);
   t.reset_connections();

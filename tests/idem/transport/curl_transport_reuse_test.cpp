@@ -37,7 +37,7 @@ class recording_peer {
  public:
   struct state {
     int accepted = 0;
-    std::vector<testing::raw_request> requests;
+    std::vector<kit::raw_request> requests;
     std::vector<std::shared_ptr<tcp::socket>> sockets;
   };
 
@@ -80,7 +80,7 @@ class recording_peer {
     std::string buffer;
     try {
       for (;;) {
-        st->requests.push_back(co_await testing::read_http_request(*socket, buffer));
+        st->requests.push_back(co_await kit::read_http_request(*socket, buffer));
         co_await asio::async_write(*socket, asio::buffer(ok), asio::use_awaitable);
       }
     } catch (const boost::system::system_error&) {

@@ -88,7 +88,7 @@ class peer_session {
 
   // Reads one request (head and Content-Length body); throws when the client goes away.
   asio::awaitable<std::string> read_request() {
-    const auto raw = co_await testing::read_http_request(*socket_, buffer_);
+    const auto raw = co_await kit::read_http_request(*socket_, buffer_);
     std::string request = raw.head + raw.body;
     state_->received.push_back(request);
     ++state_->requests;
@@ -228,7 +228,7 @@ class curl_transport_test : public ::testing::Test {
 // --- ordinary answers from the mock server ----------------------------------------------------
 
 TEST_F(curl_transport_test, GetReturnsTheResponse) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   auto r = send(t, get_request(url(server.port(), "/healthz")));
   ASSERT_FALSE(r.ec) << r.ec.message();
@@ -240,7 +240,7 @@ TEST_F(curl_transport_test, GetReturnsTheResponse) {
 }
 
 TEST_F(curl_transport_test, SecondRequestReusesTheKeptAliveConnection) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   auto first = send(t, get_request(url(server.port(), "/healthz")));
   auto second = send(t, get_request(url(server.port(), "/healthz")));
@@ -253,7 +253,7 @@ TEST_F(curl_transport_test, SecondRequestReusesTheKeptAliveConnection) {
 // A pooled connection is not watched: io_context::run() returns once the requests are done,
 // and the connection is still there for the next request.
 TEST_F(curl_transport_test, PooledConnectionDoesNotKeepTheIoContextBusy) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   bool done = false;
   t.async_send(get_request(url(server.port(), "/healthz")), [&](transport_result r) {
@@ -270,9 +270,9 @@ TEST_F(curl_transport_test, PooledConnectionDoesNotKeepTheIoContextBusy) {
 }
 
 TEST_F(curl_transport_test, PostWithBodyCreatesTheOrderAndReturnsItsHeaders) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
-  auto r = send(t, post(url(server.port(), "/v1/orders"), testing::order_body("m-post-1").dump(),
+  auto r = send(t, post(url(server.port(), "/v1/orders"), kit::order_body("m-post-1").dump(),
                         {{"Authorization", "Bearer tenant-a"},
                          {"Idempotency-Key", "\"key-post-1\""},
                          {"Content-Type", "application/json"}}));
@@ -288,7 +288,7 @@ TEST_F(curl_transport_test, PostWithBodyCreatesTheOrderAndReturnsItsHeaders) {
 }
 
 TEST_F(curl_transport_test, ClientErrorIsAResponseNotAFailure) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   auto r = send(t, get_request(url(server.port(), "/v1/orders/ord_nope")));  // no credentials
   ASSERT_FALSE(r.ec) << r.ec.message();
@@ -298,15 +298,15 @@ TEST_F(curl_transport_test, ClientErrorIsAResponseNotAFailure) {
 }
 
 TEST_F(curl_transport_test, ServerErrorIsAResponseNotAFailure) {
-  testing::running_server server;
-  testing::api_client api(server.port());
+  kit::running_server server;
+  kit::api_client api(server.port());
   api.set_faults({{"rules",
                    {{{"match", {{"method", "POST"}, {"route", "/v1/orders"}}},
                      {"fault", "status_before_processing"},
                      {"status", 503},
                      {"retry_after_s", 7}}}}});
   curl_transport t(io_.get_executor());
-  auto r = send(t, post(url(server.port(), "/v1/orders"), testing::order_body("m-503").dump(),
+  auto r = send(t, post(url(server.port(), "/v1/orders"), kit::order_body("m-503").dump(),
                         {{"Authorization", "Bearer tenant-a"},
                          {"Idempotency-Key", "\"key-503\""},
                          {"Content-Type", "application/json"}}));
@@ -463,7 +463,7 @@ TEST_F(curl_transport_test, RedirectIsReturnedNotFollowed) {
 
 TEST_F(curl_transport_test, DeadPortIsNotSentConnectionRefused) {
   curl_transport t(io_.get_executor());
-  auto r = send(t, get_request(url(testing::unused_port())));
+  auto r = send(t, get_request(url(kit::unused_port())));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
   EXPECT_EQ(r.ec, transport_errc::connection_refused) << r.ec.message();
   EXPECT_EQ(r.ec, std::errc::connection_refused);
@@ -485,7 +485,7 @@ TEST_F(curl_transport_test, UnsupportedSchemeIsNotSent) {
 }
 
 TEST_F(curl_transport_test, AFinishedTransferLeavesNoTimerBehind) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   bool done = false;
   // Its time would run out only in an hour: the transport's own due time must not outlive it.
@@ -499,7 +499,7 @@ TEST_F(curl_transport_test, AFinishedTransferLeavesNoTimerBehind) {
 }
 
 TEST_F(curl_transport_test, ATimeoutTooLongForTheClockIsNoTimeoutAtAll) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   // now() + this overflows steady_clock: the transfer must not be due at once (or ever).
   auto r = send(t, get_request(url(server.port(), "/healthz"), std::chrono::milliseconds::max()));
@@ -509,7 +509,7 @@ TEST_F(curl_transport_test, ATimeoutTooLongForTheClockIsNoTimeoutAtAll) {
 
 TEST_F(curl_transport_test, NoTimeLeftIsNotSent) {
   curl_transport t(io_.get_executor());
-  auto r = send(t, get_request(url(testing::unused_port()), 0ms));
+  auto r = send(t, get_request(url(kit::unused_port()), 0ms));
   EXPECT_EQ(r.failure, transport_failure::not_sent);
   EXPECT_EQ(r.ec, std::errc::timed_out);
 }
@@ -698,7 +698,7 @@ TEST_F(curl_transport_test, RefusedRetryAfterLosingAReusedConnectionIsUnknown) {
 // --- completion and cancellation --------------------------------------------------------------
 
 TEST_F(curl_transport_test, HandlerIsNeverInvokedInline) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   for (auto req :
        {get_request(url(server.port(), "/healthz")),  // a response
@@ -713,7 +713,7 @@ TEST_F(curl_transport_test, HandlerIsNeverInvokedInline) {
 }
 
 TEST_F(curl_transport_test, HandlerRunsOnItsAssociatedExecutor) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   asio::io_context other;
   bool called = false;
@@ -735,7 +735,7 @@ TEST_F(curl_transport_test, HandlerRunsOnItsAssociatedExecutor) {
 // handler is bound to it; a handler bound to another strand still runs on its own (which
 // Asio may enter from within ours: a dispatch).
 TEST_F(curl_transport_test, OnAStrandTheHandlerRunsOnItsOwnStrandWhetherOursOrAnother) {
-  testing::running_server server;
+  kit::running_server server;
   const auto ours = asio::make_strand(asio::any_io_executor(io_.get_executor()));
   const auto theirs = asio::make_strand(asio::any_io_executor(io_.get_executor()));
   curl_transport t(ours);
@@ -800,7 +800,7 @@ TEST_F(curl_transport_test, AHandlerOnOurStrandMayStartARequestAndEndTheTranspor
 }
 
 TEST_F(curl_transport_test, UseFutureWorks) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   std::future<transport_result> f =
       t.async_send(get_request(url(server.port(), "/healthz")), asio::use_future);
@@ -811,7 +811,7 @@ TEST_F(curl_transport_test, UseFutureWorks) {
 }
 
 TEST_F(curl_transport_test, UseAwaitableWorks) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport t(io_.get_executor());
   std::optional<transport_result> out;
   asio::co_spawn(
@@ -935,7 +935,7 @@ TEST_F(curl_transport_test, DestroyingBeforeAnythingRanCancelsAsNotSent) {
 }
 
 TEST_F(curl_transport_test, ManyConcurrentTransfersAllComplete) {
-  testing::running_server server;
+  kit::running_server server;
   curl_transport_options options;
   options.max_idle_connections = 4;  // fewer than the transfers: some connections are dropped
   curl_transport t(io_.get_executor(), options);

@@ -206,7 +206,7 @@ TEST(TlsVerificationCli, HasNoFlagToTurnVerificationOff) {
          flag}};
     for (const auto& args : commands) {
       SCOPED_TRACE(args.front() + " " + flag);
-      auto r = testing::run_cli_to_exit(args);
+      auto r = kit::run_cli_to_exit(args);
       EXPECT_EQ(r.exit_code(), 2) << r.dump();
       EXPECT_NE(r.err.find(flag), std::string::npos) << r.dump();
       EXPECT_EQ(r.out, "");
@@ -236,7 +236,7 @@ std::string write_openssl_conf(const test_pki& pki) {
 // and keeps its built-in store), the switches that turn verification off in git, Node.js and
 // Python, and an OpenSSL configuration that lowers the security level and asks for peer
 // verification in its weakest form. None of it may turn verification off in idem-cli.
-testing::cli_options hostile_environment(const test_pki& pki) {
+kit::cli_options hostile_environment(const test_pki& pki) {
   return {.env = {{"SSL_CERT_FILE", pki.ca_file},
                   {"SSL_CERT_DIR", pki.ca_path},
                   {"CURL_CA_BUNDLE", pki.ca_file},
@@ -248,7 +248,7 @@ testing::cli_options hostile_environment(const test_pki& pki) {
 
 // idem-cli refused the server during the handshake: not_sent (nothing left), exit 3, and why,
 // after one attempt (a retry would meet the same certificate).
-void expect_cli_refused(const testing::cli_result& r) {
+void expect_cli_refused(const kit::cli_result& r) {
   EXPECT_EQ(r.exit_code(), 3) << r.dump();
   const auto outcome = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   EXPECT_EQ(outcome.value("outcome", ""), "not_sent") << r.dump();
@@ -259,10 +259,10 @@ void expect_cli_refused(const testing::cli_result& r) {
 
 // idem-cli submit, with `extra` flags and `options` for its process, against a TLS peer that
 // presents `pki`'s server certificate.
-testing::cli_result submit_over_tls(const test_pki& pki, strings extra,
-                                    const testing::cli_options& options) {
+kit::cli_result submit_over_tls(const test_pki& pki, strings extra,
+                                    const kit::cli_options& options) {
   test::tls::background_tls_peer peer(pki);
-  return testing::run_cli_to_exit(submit_to(peer.url(), std::move(extra)), options);
+  return kit::run_cli_to_exit(submit_to(peer.url(), std::move(extra)), options);
 }
 
 // Each run below trusts the test CA through --cacert as well, so that the certificate has one

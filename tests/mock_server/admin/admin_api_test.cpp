@@ -11,7 +11,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using nlohmann::json;
@@ -262,4 +262,4 @@ TEST_F(admin_api_test, MetricsArePrometheusTextWithTheRequestCounter) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

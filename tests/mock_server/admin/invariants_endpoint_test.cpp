@@ -11,7 +11,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using nlohmann::json;
@@ -109,4 +109,4 @@ TEST_F(invariants_endpoint_test, NeedsTheAdminToken) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -10,7 +10,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 mock::server_options with_principals(std::map<std::string, std::string> principals) {
@@ -71,4 +71,4 @@ TEST(MockPrincipals, PutPrincipalsRefusesWhatCannotBeAMapping) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

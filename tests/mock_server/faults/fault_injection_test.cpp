@@ -16,7 +16,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using json = nlohmann::json;
@@ -254,4 +254,4 @@ TEST_F(FaultInjection, FaultsInjectedCountsEveryFiredFaultAndNothingElse) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

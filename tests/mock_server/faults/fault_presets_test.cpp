@@ -162,7 +162,7 @@ TEST(FaultPresetCommandLine, FaultSeedReplacesTheSeedWhateverTheOrder) {
 }
 
 TEST(FaultPresetCommandLine, AnUnknownPresetExitsTwoListingThePresets) {
-  const auto run = testing::run_mock_server_to_exit(
+  const auto run = kit::run_mock_server_to_exit(
       {"--admin-token", "a", "--db", ":memory:", "--faults", "preset:nope"});
   ASSERT_FALSE(run.timed_out) << run.output;
   EXPECT_TRUE(WIFEXITED(run.wait_status) && WEXITSTATUS(run.wait_status) == 2) << run.output;
@@ -173,8 +173,8 @@ TEST(FaultPresetCommandLine, AnUnknownPresetExitsTwoListingThePresets) {
 }
 
 TEST(FaultPresetAdminApi, PutWithAPresetNameReplacesTheRules) {
-  testing::running_server server;
-  testing::api_client api{server.port()};
+  kit::running_server server;
+  kit::api_client api{server.port()};
   const auto put = api.admin("PUT", "/_mock/faults", json{{"preset", "flaky-gateway"}});
   ASSERT_EQ(put.res.status, 200) << put.res.body;
   const auto rules = api.admin("GET", "/_mock/faults").res.json();
@@ -182,7 +182,7 @@ TEST(FaultPresetAdminApi, PutWithAPresetNameReplacesTheRules) {
   EXPECT_EQ(rules["rules"][0]["fault"], "reset_before_processing");
 
   const auto unknown = api.admin("PUT", "/_mock/faults", json{{"preset", "nope"}});
-  EXPECT_TRUE(testing::is_problem(unknown, 400, "validation-failed"));
+  EXPECT_TRUE(kit::is_problem(unknown, 400, "validation-failed"));
   EXPECT_NE(unknown.res.body.find("lost-responses"), std::string::npos) << unknown.res.body;
   // The refused request left the rules as they were.
   EXPECT_EQ(api.admin("GET", "/_mock/faults").res.json()["rules"].size(), 3U);

@@ -19,7 +19,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using namespace std::chrono_literals;
@@ -128,4 +128,4 @@ TEST(HoldInProcessingCrash, AKillDuringTheHoldLeavesARecordTheRestartExecutesOnc
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -10,7 +10,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using json = nlohmann::json;
@@ -130,4 +130,4 @@ TEST_F(HostileInput, PaymentForAnotherAmountOrCurrencyThanTheOrdersIsRefusedAndN
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

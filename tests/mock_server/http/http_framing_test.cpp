@@ -18,7 +18,7 @@
 #include "tests/support/http/raw_http_connection.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 // A whole create-order request: what a smuggler hides in the body of an innocent one.
@@ -216,4 +216,4 @@ TEST_F(HttpFraming, PlainChunkedStillWorksAndPipelinedRequestsStillRun) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

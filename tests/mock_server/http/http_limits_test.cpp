@@ -40,10 +40,10 @@ using test::header_of;
 
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
-using testing::endless_request;
-using testing::raw_http_connection;
+using kit::endless_request;
+using kit::raw_http_connection;
 
-using idem::testing::problem_prefix;
+using idem::kit::problem_prefix;
 constexpr std::string_view chunked_head =
     "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
 
@@ -76,14 +76,14 @@ class HttpLimitsTest : public ::testing::Test {
 
   // A request that is served whole, on a connection of its own.
   void expect_served() {
-    testing::http_client other(port());
+    kit::http_client other(port());
     auto r = other.send("GET", "/echo");
     ASSERT_TRUE(r.ok()) << r.ec.message();
     EXPECT_EQ(r.res.status, 200);
   }
 
   http_server_options options_;
-  testing::in_process_http_server server_;
+  kit::in_process_http_server server_;
 };
 
 struct endless_case {
@@ -130,12 +130,12 @@ TEST_P(EndlessRequestTest, IsAnswered413AndClosedAfterTheServerReadAtMostTheRequ
   endless_request request{
       .head = std::string(chunked_head) + c.head,
       .filler = c.filler,
-      .give_up_after = bound + testing::loopback_buffering_bound(),
+      .give_up_after = bound + kit::loopback_buffering_bound(),
       .meanwhile = [&] { expect_served(); },
       .meanwhile_after = 8 * 1024,  // well inside every limit: before any answer
   };
 
-  auto r = testing::send_endless_request(port(), request);
+  auto r = kit::send_endless_request(port(), request);
 
   EXPECT_TRUE(r.meanwhile_called);
   ASSERT_TRUE(r.answered) << "no answer after " << r.bytes_written
@@ -266,7 +266,7 @@ TEST(MaxConnectionsFlag, SetsTheCapAndIsInTheUsage) {
 }
 
 TEST(MaxConnectionsFlag, CapsTheServerProcess) {
-  testing::server_process server({"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token",
+  kit::server_process server({"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token",
                                   "t", "--max-connections", "1"});
   auto held = held_connection(server.port(), "/healthz");
   expect_refused_at_capacity(server.port(), "/v1/orders");
@@ -283,7 +283,7 @@ TEST(DescriptorLimit, TheCapComesBeforeEmfileAndABystanderIsAnswered) {
                    ("idem-descriptor-limit-" + std::to_string(::getpid()) + ".log");
   std::filesystem::remove(log);
   {
-    testing::server_process server(
+    kit::server_process server(
         {"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token", "t"}, log.string(),
         /*open_files=*/256);
     std::vector<std::unique_ptr<raw_http_connection>> flood;

@@ -60,13 +60,13 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-using idem::testing::http_client;
-using idem::testing::http_result;
-using raw_connection = idem::testing::raw_http_connection;
+using idem::kit::http_client;
+using idem::kit::http_result;
+using raw_connection = idem::kit::raw_http_connection;
 using namespace std::chrono_literals;
 
 // Only turns a hang into a failure; nothing is expected to take nearly this long.
-constexpr auto hang_bound = idem::testing::in_process_http_server::hang_bound;
+constexpr auto hang_bound = idem::kit::in_process_http_server::hang_bound;
 
 http_server_options test_options() {
   return {.read_timeout = 5s, .write_timeout = 5s, .idle_timeout = 10s, .shutdown_grace = 1s};
@@ -178,7 +178,7 @@ class HttpServerTest : public ::testing::Test {
     co_return reply{.res = echo(req)};
   }
 
-  idem::testing::in_process_http_server server_;
+  idem::kit::in_process_http_server server_;
   asio::steady_timer gate_{server_.io(), asio::steady_timer::time_point::max()};
   event_count gate_entered_;
 };
@@ -268,7 +268,7 @@ TEST_F(HttpServerTest, MalformedRequestsGet400ProblemAndTheServerServesTheNextCl
     ASSERT_TRUE(r.ok()) << r.ec.message() << " for " << bytes;
     EXPECT_EQ(r.res.status, 400) << bytes;
     EXPECT_EQ(r.res.header("Content-Type"), "application/problem+json");
-    EXPECT_EQ(idem::testing::problem_name(r.res), "validation-failed");
+    EXPECT_EQ(idem::kit::problem_name(r.res), "validation-failed");
     EXPECT_EQ(r.res.header("Connection"), "close");
 
     http_client next(port());
@@ -416,7 +416,7 @@ TEST_F(HttpServerTest, ThrowingHandlerGets500InternalAndTheServerStaysAlive) {
     ASSERT_TRUE(r.ok()) << r.ec.message();
     EXPECT_EQ(r.res.status, 500);
     EXPECT_EQ(r.res.header("Content-Type"), "application/problem+json");
-    EXPECT_EQ(idem::testing::problem_name(r.res), "internal");
+    EXPECT_EQ(idem::kit::problem_name(r.res), "internal");
   }
   auto next = client.send("GET", "/echo");
   ASSERT_TRUE(next.ok()) << next.ec.message();
@@ -687,7 +687,7 @@ class HeadRequestTest : public ::testing::Test {
     return {res.result_int(), header_of(res, http::field::allow)};
   }
 
-  idem::testing::running_server server_;
+  idem::kit::running_server server_;
 };
 
 TEST_F(HeadRequestTest, HeadHealthzIs200WithTheGetContentLengthAndNoBody) {
@@ -696,7 +696,7 @@ TEST_F(HeadRequestTest, HeadHealthzIs200WithTheGetContentLengthAndNoBody) {
 
 TEST_F(HeadRequestTest, EveryGetRouteAnswersHeadLikeGet) {
   const std::string tenant = "Bearer tenant-a";
-  const std::string admin = std::string("Bearer ") + idem::testing::admin_token;
+  const std::string admin = std::string("Bearer ") + idem::kit::admin_token;
   expect_head_mirrors_get("/metrics", "", /*stable=*/false);
   expect_head_mirrors_get("/v1/orders?merchant_order_id=m-1", tenant);
   expect_head_mirrors_get("/v1/orders/ord_missing", tenant);

@@ -12,7 +12,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using namespace std::chrono_literals;
@@ -139,4 +139,4 @@ TEST_F(async_and_wait_test, StatusUrlIsNotFoundAfterThePurge) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,7 +14,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 // Runs the completer now; returns how many records it settled (-1 on a bad answer).
@@ -117,4 +117,4 @@ TEST(CompleterProcess, RecordsAKilledServerLeftProcessingAreCompletedByTheNextOn
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

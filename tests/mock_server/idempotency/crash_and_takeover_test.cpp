@@ -14,7 +14,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using json = nlohmann::json;
@@ -244,4 +244,4 @@ TEST_F(CrashAndTakeover, SlowExecutorWhoseKeyWasPurgedAndReusedDoesNotAnswerWith
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

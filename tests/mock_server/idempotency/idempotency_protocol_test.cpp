@@ -15,7 +15,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using nlohmann::json;
@@ -351,4 +351,4 @@ TEST_F(idempotency_protocol_test, CancellingAPaidOrderRefundsOnceAndReplays) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -12,7 +12,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using namespace std::chrono_literals;
@@ -58,4 +58,4 @@ TEST_F(LeaseClock, WallClockSteppedBackDoesNotExtendALease) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

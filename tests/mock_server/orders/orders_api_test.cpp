@@ -10,7 +10,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using nlohmann::json;
@@ -213,4 +213,4 @@ TEST_F(orders_api_test, AnotherPrincipalCannotPayOrCancelTheOrder) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -10,7 +10,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using json = nlohmann::json;
@@ -113,4 +113,4 @@ TEST_F(RequestBounds, NonUtf8ByteInAPostPathIsANotFoundWithAJsonBody) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -12,7 +12,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 class SecondKeyPayment : public ::testing::Test {
@@ -99,4 +99,4 @@ TEST_F(SecondKeyPayment, CancelAfterAPaymentTimedOutRefundsItsCharge) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

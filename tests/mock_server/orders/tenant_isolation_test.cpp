@@ -19,7 +19,7 @@
 #include "tests/support/http/problem_assertions.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using nlohmann::json;
@@ -145,4 +145,4 @@ INSTANTIATE_TEST_SUITE_P(TenantIsolation, LookAlikeTokens, ::testing::ValuesIn(l
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

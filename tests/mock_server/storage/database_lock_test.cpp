@@ -21,7 +21,7 @@
 #include "tests/support/temp_db_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 std::vector<std::string> args_for(const temp_db_file& db) {
@@ -126,4 +126,4 @@ TEST(DatabaseLock, ARefusedServerLeavesTheHoldersPidInPlace) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,7 +14,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 mock::server_options locked_db_options(const temp_db_file& db) {
@@ -141,4 +141,4 @@ TEST_F(MetricsInMemory, AgreeWithTheTablesAfterRollbacksRefundsExpiryAndReset) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -18,7 +18,7 @@ constexpr std::int64_t ttl_ms = 24 * 3600 * 1000;
 
 const record_scope scope_a{.principal = "alice", .operation = "POST /v1/orders", .key = "k-1"};
 
-using testing::temp_db_file;
+using kit::temp_db_file;
 
 claim_request claim_for(const record_scope& scope, const std::string& owner,
                         const std::string& request_id, std::int64_t now = record_t0) {

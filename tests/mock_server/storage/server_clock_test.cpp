@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 
 constexpr std::int64_t clock_t0 = 1'795'989'600'000;  // 2026-11-29T22:00:00Z
 
-using testing::temp_db_file;
+using kit::temp_db_file;
 
 // A fixed "system clock" at clock_t0: tests never read the real time.
 server_clock::source fixed_source() {

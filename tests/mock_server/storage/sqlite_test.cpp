@@ -14,7 +14,7 @@ namespace {
 
 using test::count_rows;
 
-using testing::temp_db_file;
+using kit::temp_db_file;
 
 std::string pragma_text(database& db, const std::string& pragma) {
   auto& stmt = db.prepare("PRAGMA " + pragma);

@@ -14,7 +14,7 @@
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using json = nlohmann::json;
@@ -106,4 +106,4 @@ TEST_F(StoredRequest, AProcessingRecordKeepsOnlyWhatTheCompleterNeeds) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -12,7 +12,7 @@
 namespace idem::mock {
 namespace {
 
-using testing::temp_db_file;
+using kit::temp_db_file;
 
 // A frame is one page (4096 bytes by default) plus its 24-byte header.
 constexpr std::uintmax_t frame_bytes = 4096 + 24;

@@ -9,7 +9,7 @@
 #include "tests/support/http/api_client.hpp"
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The mock server in this process with `lease`, answering `Prefer: respond-async` with 202 once
 /// a request has run 200 ms, and two connections to it: `api` for the first request and the
@@ -41,4 +41,4 @@ struct held_create_server {
   }
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -4,7 +4,7 @@
 
 #include "tests/support/servers/running_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 nlohmann::json order_body(const std::string& merchant_order_id) {
   return {{"merchant_order_id", merchant_order_id},
@@ -70,4 +70,4 @@ void api_client::advance_clock(double seconds) {
   ASSERT_EQ(r.res.status, 200) << r.res.body;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

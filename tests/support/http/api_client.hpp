@@ -8,7 +8,7 @@
 
 #include "tests/support/http/http_client.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The orders collection's path; an order's payments and its cancel under it.
 inline const std::string orders = "/v1/orders";
@@ -52,4 +52,4 @@ class api_client {
   std::string token_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -16,7 +16,7 @@
 
 #include "tests/support/http/raw_http_connection.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 namespace asio = boost::asio;
@@ -148,4 +148,4 @@ std::size_t loopback_buffering_bound() {
   return largest_receive_buffer() + 2 * client_send_buffer + late_write_margin;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

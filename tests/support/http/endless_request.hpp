@@ -12,7 +12,7 @@
 #include <functional>
 #include <string>
 
-namespace idem::testing {
+namespace idem::kit {
 
 struct endless_request {
   std::string head;    ///< written first: the request line, the header, any start of the body
@@ -50,4 +50,4 @@ struct endless_request_result {
 /// small send buffer, and a margin for the writes that were under way when the answer came.
 [[nodiscard]] std::size_t loopback_buffering_bound();
 
-}  // namespace idem::testing
+}  // namespace idem::kit

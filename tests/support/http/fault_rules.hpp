@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// A rule for `fault` on the POSTs to `route` (a route template such as
 /// "/v1/orders/{id}/payments", or a concrete path), with `params` (e.g. `times`, `delay_ms`,
@@ -48,4 +48,4 @@ inline nlohmann::json only(nlohmann::json rule) {
   return fault_config({std::move(rule)});
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-namespace idem::testing {
+namespace idem::kit {
 
 namespace {
 
@@ -248,4 +248,4 @@ void http_client::close() {
   impl_->close();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

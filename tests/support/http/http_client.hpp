@@ -13,7 +13,7 @@
 
 #include "mock_server/http/http_message.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 struct http_response {
   int status = 0;
@@ -66,4 +66,4 @@ class http_client {
   std::unique_ptr<impl> impl_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -2,7 +2,7 @@
 
 #include "tests/support/http/problem_assertions.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 std::string problem_name(const http_response& res) {
   auto body = nlohmann::json::parse(res.body, nullptr, /*allow_exceptions=*/false);
@@ -19,4 +19,4 @@ std::int64_t stat(api_client& api, std::string_view name) {
   return it->get<std::int64_t>();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

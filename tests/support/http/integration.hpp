@@ -12,7 +12,7 @@
 #include "tests/support/http/api_client.hpp"
 #include "tests/support/http/http_client.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The problem name of an RFC 9457 answer: its `type` without "https://idem.example/problems/"
 /// (the whole `type` if it lacks that prefix, "" if the body is not a problem object).
@@ -35,4 +35,4 @@ template <class Condition>
   return condition();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

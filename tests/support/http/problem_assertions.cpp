@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace idem::testing {
+namespace idem::kit {
 
 ::testing::AssertionResult has_status(const http_result& r, int status) {
   if (!r.ok()) return ::testing::AssertionFailure() << "no response: " << r.ec.message();
@@ -63,4 +63,4 @@ namespace idem::testing {
   return ::testing::AssertionSuccess();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

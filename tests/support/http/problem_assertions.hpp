@@ -8,7 +8,7 @@
 
 #include "tests/support/http/http_client.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The prefix of every problem type the mock server sends. Spelled out here rather than taken
 /// from the server, so that a change there fails the tests.
@@ -32,4 +32,4 @@ inline constexpr std::string_view problem_prefix = "https://idem.example/problem
 /// Success when the response carries no `Idempotent-Replayed` header (answers not stored).
 [[nodiscard]] ::testing::AssertionResult has_no_replayed_header(const http_result& r);
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -9,7 +9,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/system/system_error.hpp>
 
-namespace idem::testing {
+namespace idem::kit {
 
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
@@ -62,4 +62,4 @@ void raw_http_connection::run() {
   io_.run();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

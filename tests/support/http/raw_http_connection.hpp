@@ -14,7 +14,7 @@
 #include <string_view>
 #include <utility>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// Every wait of a raw_http_connection gives up after this long: it only turns a hang into a
 /// failure, nothing is expected to take nearly this long.
@@ -48,4 +48,4 @@ class raw_http_connection {
   boost::beast::flat_buffer buffer_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

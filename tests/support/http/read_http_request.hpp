@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <string>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// One request as it arrived on the wire.
 struct raw_request {
@@ -44,4 +44,4 @@ boost::asio::awaitable<raw_request> read_http_request(AsyncStream& stream, std::
   co_return request;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -9,7 +9,7 @@
 #include <array>
 #include <stdexcept>
 
-namespace idem::testing {
+namespace idem::kit {
 
 finished_process run_mock_server_to_exit(const std::vector<std::string>& args,
                                          std::chrono::milliseconds limit) {
@@ -58,4 +58,4 @@ finished_process run_mock_server_to_exit(const std::vector<std::string>& args,
   return out;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

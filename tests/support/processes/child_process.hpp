@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// How a child process ended and what it wrote.
 struct finished_process {
@@ -22,4 +22,4 @@ struct finished_process {
     const std::vector<std::string>& args,
     std::chrono::milliseconds limit = std::chrono::seconds(30));
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 constexpr uid_t nobody = 65534;
@@ -202,4 +202,4 @@ cli_result run_cli_to_exit(const std::vector<std::string>& args, const cli_optio
   return killed;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,7 +14,7 @@
 
 #include "common/temp_directory.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// How an idem-cli child ended and what it wrote.
 struct cli_result {
@@ -81,4 +81,4 @@ class cli_process {
     const std::vector<std::string>& args, const cli_options& options = {},
     std::chrono::milliseconds limit = std::chrono::seconds(60));
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 namespace fs = std::filesystem;
@@ -120,4 +120,4 @@ void node_app::stop(int signo) {
   stdout_fd_ = -1;
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// One idempotency layer: its app folder under tests/interop and the npm packages it needs.
 struct interop_backend {
@@ -53,4 +53,4 @@ class node_app {
   std::uint16_t port_ = 0;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

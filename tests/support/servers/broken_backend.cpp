@@ -12,7 +12,7 @@
 
 #include "mock_server/http/problem.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
@@ -205,4 +205,4 @@ std::size_t broken_backend::orders() {
   return server_.on_io([s = state_] { return s->orders.size(); });
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -23,7 +23,7 @@
 
 #include "tests/support/servers/in_process_http_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// The defects, each on its own.
 struct broken_backend_defects {
@@ -85,4 +85,4 @@ class broken_backend {
   in_process_http_server server_;  // after state_: stopped before state_ goes
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

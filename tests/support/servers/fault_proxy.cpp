@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace idem::testing {
+namespace idem::kit {
 
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
@@ -236,4 +236,4 @@ fault_proxy_counters fault_proxy::counters() const noexcept {
           .in_flight = state_->in_flight.load()};
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

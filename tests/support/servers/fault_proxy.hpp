@@ -13,7 +13,7 @@
 #include <string_view>
 #include <thread>
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// What the proxy does to one request.
 enum class proxy_fault {
@@ -92,4 +92,4 @@ class fault_proxy {
   std::uint16_t port_ = 0;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -4,7 +4,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <utility>
 
-namespace idem::testing {
+namespace idem::kit {
 
 in_process_http_server::~in_process_http_server() {
   stop();
@@ -44,4 +44,4 @@ void in_process_http_server::stop() {
   thread_.join();
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

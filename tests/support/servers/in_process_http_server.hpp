@@ -17,7 +17,7 @@
 
 #include "mock_server/http/http_server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// Owns the io_context, the server and the thread. Thread-safety: call it from the test's
 /// thread; io() may be used to create timers the handler waits on.
@@ -74,4 +74,4 @@ class in_process_http_server {
   std::thread thread_;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

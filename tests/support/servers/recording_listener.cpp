@@ -14,7 +14,7 @@
 
 #include "tests/support/http/read_http_request.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -143,4 +143,4 @@ bool recording_listener::wait_for_requests(std::size_t n, std::chrono::milliseco
   return state_->arrived.wait_for(lock, limit, [&] { return state_->heads.size() >= n; });
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -13,7 +13,7 @@
 
 #include "tests/support/background_io.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 /// What a request to the listener gets, from its head: a complete raw HTTP response, or nullopt
 /// for nothing at all (the connection is held open until the client gives up). Called on the
@@ -66,4 +66,4 @@ class recording_listener {
   std::uint16_t port_ = 0;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -14,7 +14,7 @@
 
 #include "mock_server/server.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 
 mock::server_options test_server_options() {
   mock::server_options o;
@@ -126,4 +126,4 @@ server_process::~server_process() {
   if (stdout_fd_ >= 0) ::close(stdout_fd_);
 }
 
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -16,7 +16,7 @@ namespace idem::mock {
 class server;
 }
 
-namespace idem::testing {
+namespace idem::kit {
 
 inline constexpr const char* admin_token = "test-admin-token";
 
@@ -66,4 +66,4 @@ class server_process {
   std::uint16_t port_ = 0;
 };
 
-}  // namespace idem::testing
+}  // namespace idem::kit

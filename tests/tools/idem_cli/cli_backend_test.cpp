@@ -34,8 +34,8 @@ using cli_test::run;
 using namespace std::chrono_literals;
 using strings = std::vector<std::string>;
 
-using testing::http_answer;
-using testing::recording_listener;
+using kit::http_answer;
+using kit::recording_listener;
 
 std::optional<std::string> created(const std::string& head) {
   if (head.starts_with("POST ")) return http_answer(201, R"({"id":"ord_1","status":"CREATED"})");
@@ -74,7 +74,7 @@ std::string header_of(const std::string& head, const std::string& name) {
 // --- saying why ----------------------------------------------------------------------------------
 
 TEST(CliBackend, SubmitToARefusedPortSaysWhyOnStderrAndInTheJson) {
-  const std::string url = "http://127.0.0.1:" + std::to_string(testing::unused_port());
+  const std::string url = "http://127.0.0.1:" + std::to_string(kit::unused_port());
   const auto r = run(submit_to(url, {"--deadline", "1s"}));
   EXPECT_EQ(r.status, exit_some_open);
   const std::string why = "connection refused (" + url + "/v1/orders)";
@@ -97,12 +97,12 @@ TEST(CliBackend, ARejectionSaysTheStatusAndTheStartOfTheBody) {
 
 TEST(CliBackend, MalformedOrUnsupportedUrlsExitTwoAtOnceSayingWhy) {
   for (const std::string url : {"ftp://127.0.0.1:21", "http//127.0.0.1:8080"}) {
-    const auto r = testing::run_cli_to_exit(submit_to(url));
+    const auto r = kit::run_cli_to_exit(submit_to(url));
     EXPECT_EQ(r.exit_code(), exit_usage) << r.dump();
     EXPECT_EQ(r.out, "") << r.dump();
     EXPECT_TRUE(r.err.starts_with("idem-cli: bad --url '" + url + "': ")) << r.dump();
   }
-  const auto ftp = testing::run_cli_to_exit(
+  const auto ftp = kit::run_cli_to_exit(
       {"load", "--url", "ftp://127.0.0.1:21", "--token", "t", "--orders", "1"});
   EXPECT_EQ(ftp.exit_code(), exit_usage) << ftp.dump();
   EXPECT_TRUE(ftp.err.starts_with(
@@ -124,7 +124,7 @@ TEST(CliBackend, LoadCountsWhyPerReason) {
 // --- what reaches the server ---------------------------------------------------------------------
 
 TEST(CliBackend, ProfileGenericStillCreatesTheOrderOnTheMockServer) {
-  testing::running_server server;
+  kit::running_server server;
   const auto r =
       run(submit_to("http://127.0.0.1:" + std::to_string(server.port()), {"--profile", "generic"}));
   EXPECT_EQ(r.status, exit_all_succeeded) << r.out << r.err;
@@ -239,7 +239,7 @@ std::size_t key_lines(const std::string& text, const strings& keys) {
 
 TEST(CliBackend, CtrlCOnALoadListsTheKeysOfTheIntentsLeftUnresolved) {
   recording_listener server(writes_lost);
-  testing::cli_process cli({"load", "--url", server.url(), "--token", "t", "--orders", "2",
+  kit::cli_process cli({"load", "--url", server.url(), "--token", "t", "--orders", "2",
                             "--concurrency", "2", "--deadline", "60s"});
   ASSERT_TRUE(server.wait_for_requests(2)) << "the two orders never arrived";
   ::kill(cli.pid(), SIGINT);
@@ -260,9 +260,9 @@ TEST(CliBackend, CtrlCOnALoadListsTheKeysOfTheIntentsLeftUnresolved) {
 
 TEST(CliBackend, CtrlCOnAJournaledSubmitSaysHowToResumeIt) {
   recording_listener server(writes_lost);
-  testing::temp_dir dir;
+  kit::temp_dir dir;
   const std::string journal = dir.file("shop.journal");
-  testing::cli_process cli(submit_to(server.url(), {"--deadline", "60s", "--journal", journal}));
+  kit::cli_process cli(submit_to(server.url(), {"--deadline", "60s", "--journal", journal}));
   ASSERT_TRUE(server.wait_for_requests(1)) << "the order never arrived";
   ::kill(cli.pid(), SIGINT);
   auto r = cli.wait_for(30s);

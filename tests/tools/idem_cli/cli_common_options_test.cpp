@@ -123,7 +123,7 @@ TEST(CliCommonOptions, AttemptTimeoutIsAPositiveDuration) {
 }
 
 TEST(CliCommonOptions, CacertMustBeAReadableFile) {
-  testing::temp_dir dir;
+  kit::temp_dir dir;
   const std::string pem = dir.file("ca.pem");
   std::ofstream(pem) << "-----BEGIN CERTIFICATE-----\n";
   EXPECT_EQ(submit_common({"--cacert", pem}).cacert, pem);

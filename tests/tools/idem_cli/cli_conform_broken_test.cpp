@@ -19,9 +19,9 @@ namespace {
 using namespace std::chrono_literals;
 using cli::exit_conform_broken;
 using cli::exit_conform_clean;
-using testing::broken_backend;
-using testing::broken_backend_defects;
-using testing::broken_backend_options;
+using kit::broken_backend;
+using kit::broken_backend_defects;
+using kit::broken_backend_options;
 
 // Long enough that a burst's duplicates meet the first execution running (so "in progress" is
 // seen) and that racing requests all look the key up inside the check-then-insert gap.

@@ -23,7 +23,7 @@ namespace idem::test {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::interop_backend;
+using kit::interop_backend;
 
 struct interop_expectation {
   const interop_backend* server;
@@ -37,13 +37,13 @@ std::map<std::string, std::string> verdicts(const std::string& final_4xx) {
           {"final-4xx", final_4xx}, {"key-forms", "pass"}};
 }
 
-const interop_expectation express_expected{&testing::express_idempotency, verdicts("fail")};
-const interop_expectation node_expected{&testing::node_idempotency, verdicts("pass")};
+const interop_expectation express_expected{&kit::express_idempotency, verdicts("fail")};
+const interop_expectation node_expected{&kit::node_idempotency, verdicts("pass")};
 
 class CliConformInterop : public ::testing::TestWithParam<interop_expectation> {
  protected:
   void SetUp() override {
-    if (auto why = testing::interop_prerequisite_missing(*GetParam().server)) GTEST_SKIP() << *why;
+    if (auto why = kit::interop_prerequisite_missing(*GetParam().server)) GTEST_SKIP() << *why;
     log_ = fs::temp_directory_path() /
            ("idem-conform-" + GetParam().server->name + "-" + std::to_string(::getpid()) + ".log");
   }
@@ -55,7 +55,7 @@ class CliConformInterop : public ::testing::TestWithParam<interop_expectation> {
 
 TEST_P(CliConformInterop, ReportsTheLayersKnownDifferences) {
   // Executions of 100-150 ms: the burst's duplicates meet the first one running.
-  testing::node_app app{*GetParam().server, log_, "100-150"};
+  kit::node_app app{*GetParam().server, log_, "100-150"};
   const std::string url = "http://127.0.0.1:" + std::to_string(app.port());
 
   const auto r =

@@ -17,9 +17,9 @@ namespace idem::test {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::broken_backend;
-using layers_options = testing::broken_backend_options;
-using layers_wording = testing::broken_backend_wording;
+using kit::broken_backend;
+using layers_options = kit::broken_backend_options;
+using layers_wording = kit::broken_backend_wording;
 
 // Executions long enough that the burst's duplicates meet the first one still running.
 layers_options layer_worded(layers_wording words) {

@@ -30,10 +30,10 @@ using cli::exit_conform_broken;
 using cli::exit_conform_clean;
 using cli::exit_conform_inconclusive;
 using cli::exit_usage;
-using testing::http_answer;
-using testing::recording_listener;
+using kit::http_answer;
+using kit::recording_listener;
 
-std::string url_of(const testing::running_server& server) {
+std::string url_of(const kit::running_server& server) {
   return "http://127.0.0.1:" + std::to_string(server.port());
 }
 
@@ -51,7 +51,7 @@ text_run run_text(const strings& args) {
 }
 
 TEST(CliConform, TheMockServerPassesEveryCheck) {
-  testing::running_server server;
+  kit::running_server server;
   const auto r = run_conform_json(
       {"conform", "--url", url_of(server), "--token", "shop-a", "--token2", "shop-b"});
 
@@ -74,8 +74,8 @@ TEST(CliConform, TheMockServerPassesEveryCheck) {
 }
 
 TEST(CliConform, TheMockServerUnderTheInProgressPresetPassesTheInProgressCheck) {
-  testing::running_server server;
-  testing::api_client admin{server.port()};
+  kit::running_server server;
+  kit::api_client admin{server.port()};
   const auto put = admin.admin("PUT", "/_mock/faults", {{"preset", "in-progress"}});
   ASSERT_EQ(put.res.status, 200) << put.res.body;
 
@@ -96,7 +96,7 @@ TEST(CliConform, TheMockServerUnderTheInProgressPresetPassesTheInProgressCheck) 
 }
 
 TEST(CliConform, TheTableShowsEveryCheckAndASkippedPrincipalCheckKeepsExitZero) {
-  testing::running_server server;
+  kit::running_server server;
   const auto r = run_text({"conform", "--url", url_of(server), "--token", "shop-a"});
 
   ASSERT_EQ(r.status, exit_conform_clean) << r.out << r.err;
@@ -122,8 +122,8 @@ TEST(CliConform, TheTableShowsEveryCheckAndASkippedPrincipalCheckKeepsExitZero) 
 }
 
 TEST(CliConform, ABodyFileWithAPlaceholderIsWhatEachCheckSends) {
-  testing::running_server server;
-  testing::temp_dir dir;
+  kit::running_server server;
+  kit::temp_dir dir;
   const std::string file = dir.file("order.json");
   std::ofstream(file) << R"({"merchant_order_id": "shop-{{unique}}", "customer_id": "c-9",
       "currency": "USD", "amount_minor": 700,
@@ -173,7 +173,7 @@ TEST(CliConform, ABackendThatAnswersGarbageIsReportedNotCompleted) {
 }
 
 TEST(CliConform, ABackendThatClosesTheConnectionIsReportedNotCompleted) {
-  testing::in_process_http_server server;
+  kit::in_process_http_server server;
   server.start(
       [](mock::request) -> boost::asio::awaitable<mock::reply> {
         co_return mock::reply{.res = {}, .how = mock::delivery::reset, .close = true};
@@ -201,7 +201,7 @@ TEST(CliConform, ABackendThatNeverAnswersIsReportedWithinTheTimeout) {
 
 TEST(CliConform, NothingListeningIsReportedNotCompleted) {
   const auto r = run_conform_json({"conform", "--url",
-                                   "http://127.0.0.1:" + std::to_string(testing::unused_port()),
+                                   "http://127.0.0.1:" + std::to_string(kit::unused_port()),
                                    "--token", "t"});
 
   EXPECT_EQ(r.status, exit_conform_inconclusive) << r.out << r.err;
@@ -250,7 +250,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CliConform, ABodyFileWithoutThePlaceholderIsAUsageError) {
-  testing::temp_dir dir;
+  kit::temp_dir dir;
   const std::string file = dir.file("body.json");
   std::ofstream(file) << R"({"merchant_order_id": "always-the-same"})";
 

@@ -26,7 +26,7 @@ constexpr std::int64_t intents = 2 * orders;  // each order and its payment
 // their commit, each about one time in three (seeded, so a run is repeatable as far as the order
 // of arrival allows). Every intent still gets through within a 10 s deadline.
 nlohmann::json flaky_server(int hold_ms = 150) {
-  return idem::testing::fault_config(
+  return idem::kit::fault_config(
       {on_any_post("status_before_processing", {{"status", 503}, {"probability", 0.3}}),
        on_any_post("delay", {{"delay_ms", hold_ms}, {"probability", 0.3}}),
        on_any_post("drop_response_after_commit", {{"probability", 0.3}})},
@@ -36,7 +36,7 @@ nlohmann::json flaky_server(int hold_ms = 150) {
 // Every request that executes is held for two seconds: a client killed 200 ms after it sent one
 // dies while the server still works on it.
 nlohmann::json holding_server() {
-  return idem::testing::fault_config({on_any_post("delay", {{"delay_ms", 2000}})}, 7);
+  return idem::kit::fault_config({on_any_post("delay", {{"delay_ms", 2000}})}, 7);
 }
 
 class CliCrash : public cli_journal_test {
@@ -118,7 +118,7 @@ TEST_F(CliCrash, KilledWhileTheServerHoldsItsRequestsResumesWithoutExecutingAgai
   EXPECT_EQ(counts.value("succeeded", -1), 0) << "no answer came back before the kill";
   // The held requests execute and commit after their client died: the journal cannot know, so
   // the resume must find their results (same keys), not execute them again.
-  EXPECT_TRUE(idem::testing::eventually([&] { return stat("orders") >= 1; }));
+  EXPECT_TRUE(idem::kit::eventually([&] { return stat("orders") >= 1; }));
   api_->set_faults(flaky_server());
   resumes_ = resume_to_the_end();
   expect_all_done_exactly_once("in-flight:5");

@@ -42,10 +42,10 @@ using CliJournal = cli_journal_test;
 
 TEST_F(CliJournal, ASecondProcessOnABusyJournalExitsFourAndReadingItStillWorks) {
   // Each order is held 4 s by the server: the first load holds the journal meanwhile.
-  api_->set_faults(idem::testing::only(idem::testing::on_create("delay", {{"delay_ms", 4000}})));
+  api_->set_faults(idem::kit::only(idem::kit::on_create("delay", {{"delay_ms", 4000}})));
   cli_process first(with_server("load", {"--orders", "2", "--deadline", "20s"}));
   // Its first request arrived: its journal is open and its plan durable.
-  ASSERT_TRUE(idem::testing::eventually([&] { return stat("requests") >= 1; }));
+  ASSERT_TRUE(idem::kit::eventually([&] { return stat("requests") >= 1; }));
 
   const cli_result second = run(with_server("load", {"--orders", "1", "--deadline", "20s"}));
   EXPECT_EQ(second.exit_code(), 4) << second.dump();
@@ -163,12 +163,12 @@ TEST_F(CliReadOnlyJournal, SubmitToAWriteProtectedJournalFileSendsNothingAndSays
 // A newcomer who clones as root into root's home folder (0700) ran the two tests above with
 // exit 127: nobody could not reach the binary. The child now runs a copy anyone may reach.
 TEST(CliUnprivileged, ABinaryInAFolderOnlyRootMayEnterStillRunsAsNobody) {
-  idem::testing::temp_dir home;
+  idem::kit::temp_dir home;
   fs::permissions(home.path(), fs::perms(0700));
   const auto binary = home.path() / "idem-cli";
-  fs::copy_file(idem::testing::idem_cli_binary(), binary);
+  fs::copy_file(idem::kit::idem_cli_binary(), binary);
   const cli_result r =
-      idem::testing::run_cli_to_exit({"--help"}, {.unprivileged = true, .binary = binary.string()});
+      idem::kit::run_cli_to_exit({"--help"}, {.unprivileged = true, .binary = binary.string()});
   EXPECT_EQ(r.exit_code(), 0) << r.dump();
   EXPECT_NE(r.out.find("idem-cli"), std::string::npos) << r.dump();
 }
@@ -196,7 +196,7 @@ TEST_F(CliJournal, AnIntentWhoseDeadlinePassedLongAgoIsResumedWithItsOwnKey) {
   // Every request, lookups included, is refused: the submit runs out of time, unresolved.
   nlohmann::json refuse_all = {
       {"match", nlohmann::json::object()}, {"fault", "status_before_processing"}, {"status", 503}};
-  api_->set_faults(idem::testing::only(std::move(refuse_all)));
+  api_->set_faults(idem::kit::only(std::move(refuse_all)));
   const std::string body = order_json("late-1");
   const cli_result submit =
       run({"submit", "--url", url(), "--token", token, "--path", "/v1/orders", "--data", body,

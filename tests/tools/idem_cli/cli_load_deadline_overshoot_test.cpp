@@ -18,9 +18,9 @@ namespace idem::cli {
 namespace {
 
 using namespace std::chrono_literals;
-using idem::testing::fake_reply;
-using idem::testing::fake_scheduler;
-using idem::testing::fake_transport;
+using idem::kit::fake_reply;
+using idem::kit::fake_scheduler;
+using idem::kit::fake_transport;
 
 class LoadDeadlineOvershootTest : public ::testing::Test {
  protected:
@@ -39,7 +39,7 @@ class LoadDeadlineOvershootTest : public ::testing::Test {
   }
 
   static fake_reply never_in_time() {
-    fake_reply r = idem::testing::reply(201, R"({"id":"ord_1"})");
+    fake_reply r = idem::kit::reply(201, R"({"id":"ord_1"})");
     r.takes = 1h;  // past every attempt's timeout: each attempt ends unknown
     return r;
   }
@@ -71,7 +71,7 @@ TEST_F(LoadDeadlineOvershootTest, EveryIntentThatRanOutOfItsDeadlineIsMeasured) 
 
 TEST_F(LoadDeadlineOvershootTest, IntentsDecidedByAnAnswerAreNotMeasured) {
   const load_summary s =
-      run(/*orders=*/5, 2s, [] { return idem::testing::reply(201, R"({"id":"ord_1"})"); });
+      run(/*orders=*/5, 2s, [] { return idem::kit::reply(201, R"({"id":"ord_1"})"); });
   EXPECT_EQ(s.counts.succeeded, 5u);
   EXPECT_EQ(s.overshoot.intents, 0u);
   EXPECT_FALSE(to_json(s).contains("deadline_overshoot_ms"));

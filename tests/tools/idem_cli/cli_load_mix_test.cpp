@@ -199,7 +199,7 @@ TEST(CliLoadMix, FlagsAreParsedAndCheckedTogether) {
 }
 
 TEST(CliLoadMix, AMixedLoadCreatesAndChargesEachOrderOnce) {
-  testing::running_server server;
+  kit::running_server server;
   constexpr std::size_t orders = 6;
   std::ostringstream progress_out;
   const load_summary s = run_load(
@@ -215,7 +215,7 @@ TEST(CliLoadMix, AMixedLoadCreatesAndChargesEachOrderOnce) {
   EXPECT_EQ(s.counts.succeeded + s.counts.rejected + s.counts.not_sent, s.intents);
   EXPECT_GE(s.counts.rejected, orders) << "one create of each cart is refused";
 
-  const auto stats = testing::api_client(server.port(), "shop-1").stats();
+  const auto stats = kit::api_client(server.port(), "shop-1").stats();
   EXPECT_EQ(stats["orders"], orders) << stats.dump();
   EXPECT_EQ(stats["max_keys_per_business_id"], 2) << stats.dump();
   EXPECT_EQ(stats["orders_with_multiple_charges"], 0) << stats.dump();

@@ -22,8 +22,8 @@ namespace idem::cli {
 namespace {
 
 using namespace std::chrono_literals;
-using idem::testing::fake_reply;
-using idem::testing::fake_transport;
+using idem::kit::fake_reply;
+using idem::kit::fake_transport;
 
 bool is_payment(const http_request& r) {
   const std::string suffix = "/payments";
@@ -37,7 +37,7 @@ class LoadRunTest : public ::testing::Test {
   void answer_creates_and(std::function<fake_reply()> payment_reply) {
     net_->respond([this, payment_reply](const http_request& r) {
       if (is_payment(r)) return payment_reply();
-      return idem::testing::reply(201, R"({"id":"ord_)" + std::to_string(orders_++) + R"("})");
+      return idem::kit::reply(201, R"({"id":"ord_)" + std::to_string(orders_++) + R"("})");
     });
   }
   void start(std::size_t orders, std::size_t concurrency, bool pay, bool on_demand = false) {
@@ -66,7 +66,7 @@ class LoadRunTest : public ::testing::Test {
 };
 
 TEST_F(LoadRunTest, EveryOrderAndPaymentIsCountedOnceAndTheRunFinishesOnce) {
-  answer_creates_and([] { return idem::testing::reply(201, R"({"status":"CAPTURED"})"); });
+  answer_creates_and([] { return idem::kit::reply(201, R"({"status":"CAPTURED"})"); });
   start(/*orders=*/5, /*concurrency=*/2, /*pay=*/true);
   EXPECT_EQ(finished_, 1);
   const load_summary s = run_->summary();
@@ -78,7 +78,7 @@ TEST_F(LoadRunTest, EveryOrderAndPaymentIsCountedOnceAndTheRunFinishesOnce) {
 }
 
 TEST_F(LoadRunTest, InterruptCancelsWhatIsInFlightAndNeverSendsWhatWaits) {
-  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  net_->respond([](const http_request&) { return idem::kit::hang(); });
   start(/*orders=*/10, /*concurrency=*/3, /*pay=*/false);
   ASSERT_EQ(net_->hanging(), 3u);
   EXPECT_EQ(finished_, 0);
@@ -115,7 +115,7 @@ TEST_F(LoadRunTest, AStoreThatCannotBeFlushedAtTheInterruptIsInTheSummary) {
   auto options = client_settings("http://shop.test", "t", 30s);
   options.store = store;
   client c{io_.get_executor(), options, net_};
-  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  net_->respond([](const http_request&) { return idem::kit::hang(); });
   args_ = {.common = {.url = "http://shop.test", .token = "t"},
            .orders = 4,
            .concurrency = 2,
@@ -138,7 +138,7 @@ TEST_F(LoadRunTest, AStoreThatCannotBeFlushedAtTheInterruptIsInTheSummary) {
 TEST_F(LoadRunTest, AnInterruptInTheSameTurnAsTheStartSendsNothing) {
   // Ctrl-C before the client has run the three submissions it was handed (it starts them on its
   // own executor): none goes out, and the run still ends with every intent counted.
-  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  net_->respond([](const http_request&) { return idem::kit::hang(); });
   args_ = {.common = {.url = "http://shop.test", .token = "t"},
            .orders = 5,
            .concurrency = 3,
@@ -157,7 +157,7 @@ TEST_F(LoadRunTest, AnInterruptInTheSameTurnAsTheStartSendsNothing) {
 
 TEST_F(LoadRunTest, InterruptCountsThePaymentsOfOrdersNotYetPaidAsNotSent) {
   // Two orders succeed, their payments hang; two more orders still wait.
-  answer_creates_and([] { return idem::testing::hang(); });
+  answer_creates_and([] { return idem::kit::hang(); });
   start(/*orders=*/4, /*concurrency=*/2, /*pay=*/true);
   ASSERT_EQ(net_->hanging(), 2u);
 
@@ -174,7 +174,7 @@ TEST_F(LoadRunTest, InterruptCountsThePaymentsOfOrdersNotYetPaidAsNotSent) {
 }
 
 TEST_F(LoadRunTest, AnOnDemandPlanCountsEveryOrderAndPaymentOnce) {
-  answer_creates_and([] { return idem::testing::reply(201, R"({"status":"CAPTURED"})"); });
+  answer_creates_and([] { return idem::kit::reply(201, R"({"status":"CAPTURED"})"); });
   start(/*orders=*/5, /*concurrency=*/2, /*pay=*/true, /*on_demand=*/true);
   EXPECT_EQ(finished_, 1);
   const load_summary s = run_->summary();
@@ -185,7 +185,7 @@ TEST_F(LoadRunTest, AnOnDemandPlanCountsEveryOrderAndPaymentOnce) {
 }
 
 TEST_F(LoadRunTest, InterruptCountsTheOrdersNotYetPlannedAsNotSent) {
-  net_->respond([](const http_request&) { return idem::testing::hang(); });
+  net_->respond([](const http_request&) { return idem::kit::hang(); });
   start(/*orders=*/10, /*concurrency=*/3, /*pay=*/true, /*on_demand=*/true);
   ASSERT_EQ(net_->hanging(), 3u);
 
@@ -214,7 +214,7 @@ run_plan counted_plan(std::uint64_t foreseen, std::size_t groups) {
 }
 
 TEST_F(LoadRunTest, ARunEndsWhenThePlanEndsBeforeItsForecast) {
-  answer_creates_and([] { return idem::testing::reply(201, "{}"); });
+  answer_creates_and([] { return idem::kit::reply(201, "{}"); });
   start(counted_plan(/*foreseen=*/5, /*groups=*/2), /*concurrency=*/1);
   ASSERT_EQ(finished_, 1);
   EXPECT_EQ(run_->summary().intents, 2u);
@@ -222,7 +222,7 @@ TEST_F(LoadRunTest, ARunEndsWhenThePlanEndsBeforeItsForecast) {
 }
 
 TEST_F(LoadRunTest, ARunCountsWhatThePlanAddsBeyondItsForecast) {
-  answer_creates_and([] { return idem::testing::reply(201, "{}"); });
+  answer_creates_and([] { return idem::kit::reply(201, "{}"); });
   start(counted_plan(/*foreseen=*/1, /*groups=*/4), /*concurrency=*/2);
   ASSERT_EQ(finished_, 1);
   EXPECT_EQ(run_->summary().intents, 4u);
@@ -231,7 +231,7 @@ TEST_F(LoadRunTest, ARunCountsWhatThePlanAddsBeyondItsForecast) {
 }
 
 TEST_F(LoadRunTest, ASecondInterruptOrOneAfterTheEndChangesNothing) {
-  answer_creates_and([] { return idem::testing::reply(201, "{}"); });
+  answer_creates_and([] { return idem::kit::reply(201, "{}"); });
   start(/*orders=*/2, /*concurrency=*/2, /*pay=*/false);
   ASSERT_EQ(finished_, 1);
   run_->interrupt();
@@ -244,7 +244,7 @@ TEST_F(LoadRunTest, ASecondInterruptOrOneAfterTheEndChangesNothing) {
 }
 
 TEST_F(LoadRunTest, BeforeSubmitShapesEveryIntentJustBeforeItIsSent) {
-  answer_creates_and([] { return idem::testing::reply(201, R"({"status":"CAPTURED"})"); });
+  answer_creates_and([] { return idem::kit::reply(201, R"({"status":"CAPTURED"})"); });
   load_args args{.common = {.url = "http://shop.test", .token = "t"}, .orders = 2, .pay = true};
   run_plan plan = load_plan(args);
   std::vector<std::string> seen;

@@ -23,7 +23,7 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/unused_port.hpp"
 
-namespace idem::testing {
+namespace idem::kit {
 namespace {
 
 using namespace std::chrono_literals;
@@ -141,4 +141,4 @@ TEST_F(CliLogHygiene, UsageErrorsRepeatNoCredentialAndNoPayload) {
 }
 
 }  // namespace
-}  // namespace idem::testing
+}  // namespace idem::kit

@@ -22,8 +22,8 @@ namespace {
 
 using cli_test::order_json;
 using cli_test::run;
-using testing::http_answer;
-using testing::recording_listener;
+using kit::http_answer;
+using kit::recording_listener;
 using strings = std::vector<std::string>;
 
 const std::string lookup_not_found = http_answer(404, R"({"title":"Not Found"})");
@@ -48,7 +48,7 @@ std::string lookup_last_segment(const std::string& head) {
 // A backend whose writes are all lost (held until the client gives up) and whose GETs
 // starting with `lookup_prefix` find the order of the business ID that `id_of` reads from the
 // head, in `{"data":[...]}` as the orders API answers; any other GET finds nothing.
-testing::answer_policy orders_found_at(std::string lookup_prefix,
+kit::answer_policy orders_found_at(std::string lookup_prefix,
                                        std::string (*id_of)(const std::string&), bool wrapped) {
   return [lookup_prefix, id_of, wrapped](const std::string& head) -> std::optional<std::string> {
     if (head.starts_with("POST ")) return std::nullopt;

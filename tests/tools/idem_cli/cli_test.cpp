@@ -323,12 +323,12 @@ TEST(CliSubmit, LookupFollowsThePath) {
   EXPECT_FALSE(lookup_for("/v1/other", "x").enabled());
 }
 
-std::string url_of(const testing::running_server& server) {
+std::string url_of(const kit::running_server& server) {
   return "http://127.0.0.1:" + std::to_string(server.port());
 }
 
 TEST(CliSubmit, CreatesAnOrderAndPrintsItsOutcome) {
-  testing::running_server server;
+  kit::running_server server;
   submit_args args{.common = {.url = url_of(server), .token = "shop-1"},
                    .path = "/v1/orders",
                    .data = order_json,
@@ -344,7 +344,7 @@ TEST(CliSubmit, CreatesAnOrderAndPrintsItsOutcome) {
 }
 
 TEST(CliSubmit, ADefiniteFailureIsRejectedWithExitStatusOne) {
-  testing::running_server server;
+  kit::running_server server;
   submit_args args{.common = {.url = url_of(server), .token = "shop-1"},
                    .path = "/v1/orders/ord_missing/payments",
                    .data = R"({"amount_minor":1500,"currency":"EUR","payment_method":"card"})",
@@ -360,7 +360,7 @@ TEST(CliSubmit, ADefiniteFailureIsRejectedWithExitStatusOne) {
 }
 
 TEST(CliLoad, OrdersAndTheirPaymentsAllSucceed) {
-  testing::running_server server;
+  kit::running_server server;
   std::ostringstream progress_out;
   const load_summary s = run_load({.common = {.url = url_of(server), .token = "shop-1"},
                                    .orders = 20,
@@ -434,7 +434,7 @@ TEST(CliRun, LoadAgainstADeadPortPrintsItsSummaryAndExitsThree) {
 }
 
 TEST(CliRun, SubmitPrintsTheOutcomeOnStdout) {
-  testing::running_server server;
+  kit::running_server server;
   const auto r = run({"submit", "--url", url_of(server), "--token", "shop-1", "--path",
                       "/v1/orders", "--data", order_json, "--business-id", "cli-1"});
   EXPECT_EQ(r.status, exit_all_succeeded);

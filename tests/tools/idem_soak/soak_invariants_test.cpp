@@ -164,7 +164,7 @@ class SoakInvariants : public ::testing::Test {
     return out;
   }
 
-  idem::testing::temp_dir dir_;
+  idem::kit::temp_dir dir_;
   crafted_server server_{dir_.file("server.db")};
   crafted_journal journal_{dir_.file("client.journal")};
   std::uint64_t planned_ = 0;

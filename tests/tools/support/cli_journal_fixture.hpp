@@ -20,10 +20,10 @@
 namespace idem::test::cli_journal {
 
 using namespace std::chrono_literals;
-using idem::testing::api_client;
-using idem::testing::cli_options;
-using idem::testing::cli_process;
-using idem::testing::cli_result;
+using idem::kit::api_client;
+using idem::kit::cli_options;
+using idem::kit::cli_process;
+using idem::kit::cli_result;
 using strings = std::vector<std::string>;
 
 // The tenant the CLI and the api_client act as.
@@ -50,7 +50,7 @@ class cli_journal_test : public ::testing::Test {
  protected:
   void SetUp() override {
     server_.emplace(strings{"--listen", "127.0.0.1:0", "--db", dir_.file("server.db"),
-                            "--admin-token", idem::testing::admin_token});
+                            "--admin-token", idem::kit::admin_token});
     api_.emplace(server_->port(), token);
   }
 
@@ -75,7 +75,7 @@ class cli_journal_test : public ::testing::Test {
   }
 
   static cli_result run(const strings& args, const cli_options& options = {}) {
-    return idem::testing::run_cli_to_exit(args, options);
+    return idem::kit::run_cli_to_exit(args, options);
   }
   static cli_options crash_at(const std::string& point) {
     return {.env = {{"IDEM_CLI_CRASH_AT", point}}};
@@ -103,9 +103,9 @@ class cli_journal_test : public ::testing::Test {
   [[nodiscard]] nlohmann::json stats() { return api_->stats(); }
   [[nodiscard]] std::int64_t stat(const char* name) { return stats().value(name, -1); }
 
-  idem::testing::temp_dir dir_;  // declared first: removed after the server is gone
+  idem::kit::temp_dir dir_;  // declared first: removed after the server is gone
   std::string journal_ = dir_.file("shop.journal");
-  std::optional<idem::testing::server_process> server_;
+  std::optional<idem::kit::server_process> server_;
   std::optional<api_client> api_;
 };
 

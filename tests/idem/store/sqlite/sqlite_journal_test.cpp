@@ -282,8 +282,8 @@ TEST_F(sqlite_journal_test, ItsHoldOnTheCallersLoopIsLetGoOnlyOnThatLoop) {
   // write, and run() would return with that write's completion still owed.
   auto j = open();
   ASSERT_TRUE(j);
-  auto counts = std::make_shared<idem::testing::work_counts>();
-  const boost::asio::any_io_executor loop{idem::testing::work_counting_executor<false>(io, counts)};
+  auto counts = std::make_shared<idem::kit::work_counts>();
+  const boost::asio::any_io_executor loop{idem::kit::work_counting_executor<false>(io, counts)};
   const auto order = orders::create(sample_order("m-loop"));
   EXPECT_FALSE(write_durable(*j, created(order), loop));
   EXPECT_FALSE(write_durable(*j, started(order, 1), loop));
