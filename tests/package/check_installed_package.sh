@@ -121,7 +121,7 @@ cat >"$work/kit_consumer.cpp" <<'EOF'
 #include <iostream>
 #include "idem/testing/kit.hpp"
 int main() {
-  auto found = idem::testing::find_mock_server();
+  auto found = idem::kit::find_mock_server();
   std::cout << "kit (pkg-config): " << (found ? *found : found.describe()) << "\n";
   return found ? 0 : 1;
 }

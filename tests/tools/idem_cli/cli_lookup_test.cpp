@@ -5,6 +5,7 @@
 // recording HTTP listener on loopback whose POSTs are lost and whose GETs answer as each test
 // says; idem-cli runs in process.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <atomic>
 #include <memory>
@@ -49,7 +50,7 @@ std::string lookup_last_segment(const std::string& head) {
 // starting with `lookup_prefix` find the order of the business ID that `id_of` reads from the
 // head, in `{"data":[...]}` as the orders API answers; any other GET finds nothing.
 kit::answer_policy orders_found_at(std::string lookup_prefix,
-                                       std::string (*id_of)(const std::string&), bool wrapped) {
+                                   std::string (*id_of)(const std::string&), bool wrapped) {
   return [lookup_prefix, id_of, wrapped](const std::string& head) -> std::optional<std::string> {
     if (head.starts_with("POST ")) return std::nullopt;
     if (!head.starts_with(lookup_prefix)) return lookup_not_found;
@@ -219,7 +220,12 @@ TEST(CliUnresolvedLookupWords, AConflictAndALookupThatTimesOutAreToldApart) {
     }
     return std::nullopt;
   });
-  const auto r = run(lookup_submit_args(server.url(), "/v1/orders"));
+  // A 6 s deadline keeps 3 s for the lookup (a 3 s one only 300 ms): on a loaded machine the
+  // client's lateness margin could leave no room to start the lookup at all, and then no
+  // lookup words are there to be told apart.
+  auto args = lookup_submit_args(server.url(), "/v1/orders");
+  std::replace(args.begin(), args.end(), std::string("3s"), std::string("6s"));
+  const auto r = run(args);
   EXPECT_EQ(r.status, exit_some_open);
   EXPECT_EQ(r.err,
             "idem-cli: unresolved: no lookup answered within the deadline (the attempt timed out "
