@@ -9,13 +9,13 @@
 #include <memory>
 #include <random>
 
-#include "policy/backoff.hpp"
 #include "idem/client.hpp"
 #include "idem/idempotency_key.hpp"
 #include "idem/orders.hpp"
-#include "policy/retry_after.hpp"
 #include "idem/testing/fake_scheduler.hpp"
 #include "idem/testing/fake_transport.hpp"
+#include "policy/backoff.hpp"
+#include "policy/retry_after.hpp"
 
 namespace {
 

@@ -11,9 +11,9 @@
 
 #include "fuzz/fuzz_check.hpp"
 #include "idem/classify.hpp"
-#include "policy/retry_after.hpp"
 #include "idem/server_profile.hpp"
 #include "idem/transport.hpp"
+#include "policy/retry_after.hpp"
 
 namespace idem::fuzz {
 

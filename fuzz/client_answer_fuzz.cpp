@@ -16,8 +16,8 @@
 
 #include "fuzz/client_answer_checks.hpp"
 #include "fuzz/input_lines.hpp"
-#include "policy/retry_after.hpp"
 #include "idem/transport.hpp"
+#include "policy/retry_after.hpp"
 
 namespace {
 

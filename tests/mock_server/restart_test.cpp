@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "tests/support/http/api_client.hpp"
-#include "tests/support/processes/child_process.hpp"
 #include "tests/support/http/fault_rules.hpp"
 #include "tests/support/http/integration.hpp"
 #include "tests/support/http/problem_assertions.hpp"
+#include "tests/support/processes/child_process.hpp"
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_db_file.hpp"
 

@@ -74,9 +74,9 @@ class ClientKeyRetention : public ::testing::Test {
   void leave_unresolved_although_created(const intent& order) {
     api_.set_faults(
         idem::kit::fault_config({on_create("drop_response_after_commit"),
-                                     {{"match", {{"method", "GET"}, {"route", "/v1/orders"}}},
-                                      {"fault", "status_before_processing"},
-                                      {"status", 503}}}));
+                                 {{"match", {{"method", "GET"}, {"route", "/v1/orders"}}},
+                                  {"fault", "status_before_processing"},
+                                  {"status", 503}}}));
     client_options first = live_options(server_.port());
     first.store = store_;
     first.max_failed_attempts = 1;  // no second write: a retry would get the replay

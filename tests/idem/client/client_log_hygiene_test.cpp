@@ -113,7 +113,7 @@ TEST(ClientLogHygiene, TheClientWritesNothingOnStdoutOrStderrWhateverHappens) {
   // Two 503s, then the answer lost after the commit, then its replay; then every write reset.
   ASSERT_NO_FATAL_FAILURE(admin.set_faults(
       kit::fault_config({on_create("status_before_processing", {{"status", 503}, {"times", 2}}),
-                             on_create("drop_response_after_commit", {{"times", 1}})})));
+                         on_create("drop_response_after_commit", {{"times", 1}})})));
   std::vector<outcome> outcomes;
   captured_output output(dir.file("client.out"));
   outcomes.push_back(submit_live(options, retried));

@@ -260,7 +260,7 @@ void expect_cli_refused(const kit::cli_result& r) {
 // idem-cli submit, with `extra` flags and `options` for its process, against a TLS peer that
 // presents `pki`'s server certificate.
 kit::cli_result submit_over_tls(const test_pki& pki, strings extra,
-                                    const kit::cli_options& options) {
+                                const kit::cli_options& options) {
   test::tls::background_tls_peer peer(pki);
   return kit::run_cli_to_exit(submit_to(peer.url(), std::move(extra)), options);
 }

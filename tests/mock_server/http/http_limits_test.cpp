@@ -266,8 +266,8 @@ TEST(MaxConnectionsFlag, SetsTheCapAndIsInTheUsage) {
 }
 
 TEST(MaxConnectionsFlag, CapsTheServerProcess) {
-  kit::server_process server({"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token",
-                                  "t", "--max-connections", "1"});
+  kit::server_process server({"--listen", "127.0.0.1:0", "--db", ":memory:", "--admin-token", "t",
+                              "--max-connections", "1"});
   auto held = held_connection(server.port(), "/healthz");
   expect_refused_at_capacity(server.port(), "/v1/orders");
   // The server's own control paths still answer.
