@@ -33,6 +33,14 @@ struct journal_options {
   journal_durability durability = journal_durability::full;
   /// Final intents are purged this long after they became final (at open, then hourly).
   std::chrono::hours audit_retention{24 * 30};
+  /// Events the client does not wait for (an attempt's end, a wait, a lookup, the outcome) are
+  /// committed with the next write it waits for (an attempt's start), or this long after they
+  /// happened if none comes first, or at `async_flush` and when the journal closes: one fsync
+  /// per intent instead of two. A process killed before then loses only those lines: the intent
+  /// is read back as possibly sent, and a resume asks the server again under the same key,
+  /// which replays its answer (docs/JOURNAL.md, "What waits for a commit"). Zero commits every
+  /// event at once.
+  std::chrono::milliseconds deferred_commit_delay{1000};
   /// Open without the writer lock and without writing: for inspection (`idem-cli journal`)
   /// while another process may be using the journal. Writes then fail with read_only.
   bool read_only = false;

@@ -218,11 +218,16 @@ void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex
 
 void sqlite_journal::write(intent_event e) {
   if (d_->options.read_only) return;
+  bool first = false;
   {
     std::lock_guard lock(d_->mutex);
-    d_->record_locked(e);
+    if (!d_->record_locked(e)) return;
+    // Committed with the next waited write, or once the delay ran out: the writer needs waking
+    // only to start that clock.
+    first = !d_->deferred_since;
+    if (first) d_->deferred_since = std::chrono::steady_clock::now();
   }
-  d_->wake.notify_one();
+  if (first) d_->wake.notify_one();
 }
 
 void sqlite_journal::async_flush(boost::asio::any_io_executor ex, write_handler handler) {

@@ -107,6 +107,9 @@ struct sqlite_journal::impl {
   std::vector<detail::journal_waiter> completing;
   std::atomic<const boost::asio::execution_context*> last_watched{nullptr};
   bool work = false;  // something to commit arrived since the writer last looked
+  // When the oldest event not waited for and not yet committed was recorded: it is committed by
+  // options.deferred_commit_delay after that, unless a waited write takes it along first.
+  std::optional<std::chrono::steady_clock::time_point> deferred_since;
   bool stopping = false;
   std::uint64_t next_intent_seq = 1;
   std::uint64_t next_event_seq = 1;
@@ -128,6 +131,8 @@ struct sqlite_journal::impl {
   void drop_waiters_of(const boost::asio::execution_context* ctx);
   // The writer thread (sqlite_journal_writer.cpp).
   void writer_loop() noexcept;
+  // Waits (`lock` held on `mutex`) until there is something to commit now.
+  void wait_for_work(std::unique_lock<std::mutex>& lock);
   void commit_batch() noexcept;
   std::error_code write_transaction(const std::vector<snapshot>& snaps,
                                     const std::vector<line>& batch);

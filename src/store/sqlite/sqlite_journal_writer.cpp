@@ -70,10 +70,25 @@ int run(sqlite_statement& s) noexcept {
 
 }  // namespace
 
+void sqlite_journal::impl::wait_for_work(std::unique_lock<std::mutex>& lock) {
+  for (;;) {
+    if (stopping || !waiters.empty()) return;  // a write waits, or the journal closes
+    if (work && !deferred_since) return;       // (not reached: every write is one or the other)
+    if (!work) {
+      wake.wait(lock);
+      continue;
+    }
+    // Only events nobody waits for: they ride with the next waited commit, or go at the due time.
+    const auto due = *deferred_since + options.deferred_commit_delay;
+    if (std::chrono::steady_clock::now() >= due) return;
+    wake.wait_until(lock, due);
+  }
+}
+
 void sqlite_journal::impl::writer_loop() noexcept {
   std::unique_lock lock(mutex);
   for (;;) {
-    wake.wait(lock, [&] { return stopping || work || !waiters.empty(); });
+    wait_for_work(lock);
     const bool last = stopping;  // one last commit of what is queued, then stop
     lock.unlock();
     commit_batch();
@@ -133,6 +148,7 @@ void sqlite_journal::impl::commit_batch() noexcept {
       waiters.clear();
       dirty.clear();
       work = false;
+      deferred_since.reset();
     }
     if (!snaps.empty() || !batch.empty()) {
       ec = write_transaction(snaps, batch);

@@ -118,6 +118,32 @@ class journal_fixture : public ::testing::Test {
   }
   std::shared_ptr<sqlite_journal> open() { return open(options()); }
 
+  // A process that writes `waited` (each made durable) and then `unwaited` (not waited for),
+  // and dies without closing anything (_exit: no destructor runs, the writer thread and the
+  // lock die with the process). 0 when every waited write was durable.
+  int die_after_writing(const std::vector<intent_event>& waited,
+                        const std::vector<intent_event>& unwaited = {}) {
+    return in_child_process([&] {
+      boost::asio::io_context child_io;
+      std::error_code ec;
+      auto j = sqlite_journal::open(options(), ec);
+      if (!j) return 10;
+      std::size_t waiting = waited.size();
+      bool failed = false;
+      for (const auto& e : waited)
+        j->async_write(e, child_io.get_executor(), [&](std::error_code e) {
+          failed = failed || e;
+          --waiting;
+        });
+      while (waiting > 0 && child_io.run_one_for(30s) > 0) {
+      }
+      for (const auto& e : unwaited)
+        j->write(e);
+      ::_exit(waiting == 0 && !failed ? 0 : 11);
+      return 12;
+    });
+  }
+
   // The error an open fails with (and its detail in `why`).
   std::error_code open_error(journal_options o, std::string* why = nullptr) {
     std::error_code ec;

@@ -184,26 +184,8 @@ TEST_F(sqlite_journal_test, RecordsAndTimelinesSurviveReopenWithExactBodyBytes) 
 
 TEST_F(sqlite_journal_test, AttemptTheProcessDiedInReopensAsMaybeSent) {
   const auto order = orders::create(sample_order("m-died"));
-  // A process that makes the attempt's start durable, then dies without closing anything
-  // (_exit: no destructor runs, the writer thread and the lock die with the process).
-  const int status = in_child_process([&] {
-    boost::asio::io_context child_io;
-    std::error_code ec;
-    auto j = sqlite_journal::open(options(), ec);
-    if (!j) return 10;
-    int waiting = 2;
-    bool failed = false;
-    auto on_durable = [&](std::error_code e) {
-      failed = failed || e;
-      --waiting;
-    };
-    j->async_write(created(order), child_io.get_executor(), on_durable);
-    j->async_write(started(order, 1, t0 + 1s), child_io.get_executor(), on_durable);
-    while (waiting > 0 && child_io.run_one_for(30s) > 0) {
-    }
-    ::_exit(waiting == 0 && !failed ? 0 : 11);
-    return 12;
-  });
+  // A process that makes the attempt's start durable, then dies.
+  const int status = die_after_writing({created(order), started(order, 1, t0 + 1s)});
   ASSERT_EQ(status, 0);
 
   auto j = open();

@@ -1,0 +1,108 @@
+// What the journal commits without being asked (issue 47): the events the client does not wait
+// for (an attempt's end, a wait, a lookup, the outcome) ride with the next write it waits for,
+// so an intent costs one commit (one fsync) instead of two; they are committed at the latest
+// after `deferred_commit_delay`, at a flush and when the journal closes; and a process killed
+// before that loses only those lines: its intent reads back as possibly sent, never as done or
+// as never sent.
+
+#include "tests/idem/support/sqlite_journal_fixture.hpp"
+#include "tests/support/http/integration.hpp"
+
+namespace idem::test::journal {
+namespace {
+
+class sqlite_journal_deferral_test : public journal_fixture {
+ protected:
+  // One intent as the client journals it: created and started waited for, the rest not.
+  void one_intent(sqlite_journal& j, const intent& what) {
+    ASSERT_FALSE(write_durable(j, created(what)));
+    ASSERT_FALSE(write_durable(j, started(what, 1)));
+    j.write(finished(what, 1, attempt_class::succeeded, 201));
+    j.write(reported(what, outcome_kind::succeeded, 201, R"({"id":"o-1"})"));
+  }
+};
+
+TEST_F(sqlite_journal_deferral_test, AnIntentsEndRidesWithTheNextWaitedCommit) {
+  auto j = open();
+  ASSERT_TRUE(j);
+  const auto before = j->commits();
+  constexpr int intents = 20;
+  std::vector<intent> all;
+  for (int i = 0; i < intents; ++i) {
+    all.push_back(orders::create(sample_order("d-" + std::to_string(i))));
+    one_intent(*j, all.back());
+  }
+  // Two waited writes per intent, each its own commit; the ends of the intents cost none of
+  // their own (before: a commit for each end, about three per intent).
+  EXPECT_EQ(j->commits() - before, 2u * intents);
+  // Every end but the last is in the file already: it went with the next intent's commits.
+  const auto counts = j->counts();
+  EXPECT_EQ(counts.succeeded, static_cast<std::uint64_t>(intents - 1));
+  EXPECT_EQ(counts.unresolved, 1u);
+  // Read through the journal, nothing is missing at any moment.
+  EXPECT_EQ(j->find(all.back().key())->state, intent_state::succeeded);
+}
+
+TEST_F(sqlite_journal_deferral_test, AFlushCommitsTheDeferredEvents) {
+  auto j = open();
+  ASSERT_TRUE(j);
+  const auto order = orders::create(sample_order("d-flush"));
+  one_intent(*j, order);
+  EXPECT_EQ(j->counts().succeeded, 0u);
+  ASSERT_FALSE(flush(*j));
+  EXPECT_EQ(j->counts().succeeded, 1u);
+}
+
+TEST_F(sqlite_journal_deferral_test, ClosingCommitsTheDeferredEvents) {
+  const auto order = orders::create(sample_order("d-close"));
+  {
+    auto j = open();
+    ASSERT_TRUE(j);
+    one_intent(*j, order);
+  }
+  auto j = open();
+  ASSERT_TRUE(j);
+  const auto r = j->find(order.key());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->state, intent_state::succeeded);
+  EXPECT_EQ(r->final_body, R"({"id":"o-1"})");
+  EXPECT_EQ(j->timeline(order.key()).size(), 4u);
+}
+
+TEST_F(sqlite_journal_deferral_test, DeferredEventsAreCommittedOnceTheDelayRunsOut) {
+  auto o = options();
+  o.deferred_commit_delay = std::chrono::milliseconds{1};
+  auto j = open(o);
+  ASSERT_TRUE(j);
+  const auto order = orders::create(sample_order("d-delay"));
+  one_intent(*j, order);
+  // No other write comes: the writer commits them by itself.
+  EXPECT_TRUE(idem::kit::eventually([&] { return j->counts().succeeded == 1; }));
+}
+
+TEST_F(sqlite_journal_deferral_test,
+       AProcessKilledBeforeItsDeferredEventsLeftReadsBackAsMaybeSent) {
+  const auto order = orders::create(sample_order("d-killed"));
+  // The answer arrived and the outcome was reported, but the process dies (no destructor, no
+  // flush) before anything else is committed.
+  const int status = die_after_writing(
+      {created(order), started(order, 1, t0 + 1s)},
+      {finished(order, 1, attempt_class::succeeded, 201, t0 + 2s),
+       reported(order, outcome_kind::succeeded, 201, R"({"id":"o-1"})", t0 + 2s)});
+  ASSERT_EQ(status, 0);
+
+  auto j = open();
+  ASSERT_TRUE(j);
+  const auto r = j->find(order.key());
+  ASSERT_TRUE(r) << "the intent was lost";
+  // Not lost, not taken for done: open and possibly sent, so a resume asks the server again
+  // under the same key (which replays its answer) instead of minting a new one or giving up.
+  EXPECT_EQ(r->state, intent_state::open);
+  EXPECT_TRUE(r->maybe_sent());
+  EXPECT_EQ(r->what.key(), order.key());
+  EXPECT_EQ(r->what.body(), order.body());
+  EXPECT_EQ(j->open_intents().size(), 1u);
+}
+
+}  // namespace
+}  // namespace idem::test::journal
