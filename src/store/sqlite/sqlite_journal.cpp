@@ -15,6 +15,18 @@ namespace idem {
 using detail::sqlite_statement;
 using detail::statement_use;
 
+namespace {
+
+// The entry of a record read back from the file.
+sqlite_journal::impl::entry stored_entry(intent_record r, std::uint64_t seq) {
+  sqlite_journal::impl::entry en{.record = std::move(r), .seq = seq, .in_file = true};
+  en.file_state = en.record.state;
+  en.file_finished_at = en.record.finished_at;
+  return en;
+}
+
+}  // namespace
+
 bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
   int rc = SQLITE_OK;
   auto prepare_one = [&](detail::sqlite_connection& db, sqlite_statement& s, const char* sql) {
@@ -30,16 +42,18 @@ bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
     prepare_one(w.db, w.commit, "COMMIT");
     prepare_one(w.db, w.rollback, "ROLLBACK");
     prepare_one(w.db, w.upsert, detail::upsert_intent_sql);
+    prepare_one(w.db, w.update_progress, detail::update_progress_sql);
+    prepare_one(w.db, w.update_progress_and_state, detail::update_progress_and_state_sql);
     prepare_one(w.db, w.insert_event, detail::insert_event_sql);
     prepare_one(w.db, w.purge_events,
-                "DELETE FROM events WHERE key IN (SELECT key FROM intents "
+                "DELETE FROM events WHERE intent IN (SELECT seq FROM intents "
                 "WHERE state <> 'open' AND finished_at < ?1)");
     prepare_one(w.db, w.purge_intents,
                 "DELETE FROM intents WHERE state <> 'open' AND finished_at < ?1");
   }
   if (reader.has_schema) {
     prepare_one(reader.db, reader.intent, detail::select_intent_sql);
-    prepare_one(reader.db, reader.events, detail::select_events_sql);
+    prepare_one(reader.db, reader.events, detail::select_events_sql_for(reader.version));
     prepare_one(reader.db, reader.open_intents, detail::select_open_intents_sql);
     // Abandoned intents were never sent; open ones count as unresolved once maybe sent.
     prepare_one(reader.db, reader.counts,
@@ -80,7 +94,7 @@ bool sqlite_journal::impl::load(std::error_code& ec, std::string& why) {
       }
       std::string key = r->what.key().str();
       open.emplace(seq, key);
-      records.emplace(std::move(key), entry{std::move(*r), seq});
+      records.emplace(std::move(key), stored_entry(std::move(*r), seq));
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
@@ -118,6 +132,7 @@ std::shared_ptr<sqlite_journal> sqlite_journal::open(journal_options options, st
   if (d->options.read_only) {
     d->reader.db = std::move(opened->db);
     d->reader.has_schema = opened->has_schema;
+    d->reader.version = opened->version;
   } else {
     d->writer.emplace();
     d->writer->db = std::move(opened->db);
@@ -149,6 +164,7 @@ sqlite_journal::~sqlite_journal() {
     }
     d_->wake.notify_one();
     d_->thread.join();
+    detail::mark_clean_shutdown(d_->writer->db);
   }
   // The writer's last batch took every waiter; any left could never be made durable. A
   // waiter of an event loop that is gone was dropped when it went.
@@ -172,11 +188,11 @@ bool sqlite_journal::impl::record_locked(const intent_event& e) {
     if (created) {
       if (stored) return true;  // a created for a known key changes nothing
       const auto seq = next_intent_seq++;
-      it = records.emplace(key, entry{make_record(*created), seq}).first;
+      it = records.emplace(key, entry{.record = make_record(*created), .seq = seq}).first;
       open.emplace(seq, key);
     } else {
       if (!stored) return false;
-      it = records.emplace(key, entry{std::move(stored->first), stored->second}).first;
+      it = records.emplace(key, stored_entry(std::move(stored->first), stored->second)).first;
       if (it->second.record.is_open()) open.emplace(it->second.seq, key);
     }
   } else if (created) {
@@ -187,8 +203,9 @@ bool sqlite_journal::impl::record_locked(const intent_event& e) {
   apply(en.record, e);
   if (was_open && !en.record.is_open()) open.erase(en.seq);
   ++en.version;
+  if (created || std::holds_alternative<events::path_bound>(e)) en.what_version = en.version;
   dirty.insert(key);
-  lines.push_back(line{key, next_event_seq++, timeline_of(e)});
+  lines.push_back(line{key, next_event_seq++, en.seq, timeline_of(e)});
   work = true;
   return true;
 }

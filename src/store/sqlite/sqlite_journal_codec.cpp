@@ -58,6 +58,15 @@ std::optional<E> parse_optional_name(const std::optional<std::string>& name,
   return name ? parse_name(*name, all) : std::nullopt;
 }
 
+// An optional enum by its name, or NULL.
+template <class E>
+void bind_optional_name(sqlite_statement& s, int i, const std::optional<E>& e) {
+  if (e)
+    s.bind_text(i, to_string(*e));
+  else
+    s.bind_null(i);
+}
+
 std::optional<std::int64_t> optional_millis(const std::optional<wall_time>& t) {
   return t ? std::optional<std::int64_t>(to_millis(*t)) : std::nullopt;
 }
@@ -109,11 +118,17 @@ const char* const select_open_intents_sql =
 
 const char* const insert_event_sql =
     "INSERT INTO events (seq, key, at, kind, attempt, class, status, request_id, duration_ms, "
-    "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    "detail, intent) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+
+#define IDEM_EVENT_COLUMNS                                                                   \
+  "SELECT seq, key, at, kind, attempt, class, status, request_id, duration_ms, detail FROM " \
+  "events "
 
 const char* const select_events_sql =
-    "SELECT seq, key, at, kind, attempt, class, status, request_id, duration_ms, detail "
-    "FROM events WHERE key = ?1 ORDER BY seq";
+    IDEM_EVENT_COLUMNS "WHERE intent = (SELECT seq FROM intents WHERE key = ?1) ORDER BY seq";
+const char* const select_events_by_key_sql = IDEM_EVENT_COLUMNS "WHERE key = ?1 ORDER BY seq";
+
+#undef IDEM_EVENT_COLUMNS
 
 void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq) {
   const intent& what = r.what;
@@ -132,16 +147,10 @@ void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq)
   s.bind(13, r.path_bound ? 1 : 0);
   s.bind(14, r.attempts);
   s.bind(15, r.attempts_finished);
-  if (r.last_class)
-    s.bind_text(16, to_string(*r.last_class));
-  else
-    s.bind_null(16);
+  bind_optional_name(s, 16, r.last_class);
   s.bind(17, r.reached_server ? 1 : 0);
   s.bind_text(18, to_string(r.state));
-  if (r.last_outcome)
-    s.bind_text(19, to_string(*r.last_outcome));
-  else
-    s.bind_null(19);
+  bind_optional_name(s, 19, r.last_outcome);
   s.bind(20, r.final_status);
   s.bind_blob(21, std::string_view(r.final_body).substr(0, max_stored_final_body));
   s.bind_text(22, r.error);
@@ -176,17 +185,57 @@ std::optional<intent_record> read_intent(const sqlite_statement& s, std::uint64_
   return r;
 }
 
+#define IDEM_PROGRESS_COLUMNS                                                       \
+  "first_attempt_at = ?2, attempts = ?3, attempts_finished = ?4, last_class = ?5, " \
+  "reached_server = ?6, last_outcome = ?7, final_status = ?8, final_body = ?9, error = ?10"
+
+const char* const update_progress_sql =
+    "UPDATE intents SET " IDEM_PROGRESS_COLUMNS " WHERE key = ?1";
+const char* const update_progress_and_state_sql =
+    "UPDATE intents SET " IDEM_PROGRESS_COLUMNS ", state = ?11, finished_at = ?12 WHERE key = ?1";
+
+#undef IDEM_PROGRESS_COLUMNS
+
+intent_progress progress_of(const intent_record& r) {
+  return {.first_attempt_at = r.first_attempt_at,
+          .finished_at = r.finished_at,
+          .attempts = r.attempts,
+          .attempts_finished = r.attempts_finished,
+          .last_class = r.last_class,
+          .reached_server = r.reached_server,
+          .state = r.state,
+          .last_outcome = r.last_outcome,
+          .final_status = r.final_status,
+          .final_body = r.final_body.substr(0, max_stored_final_body),
+          .error = r.error};
+}
+
+void bind_progress(sqlite_statement& s, const std::string& key, const intent_progress& p,
+                   bool with_state) {
+  s.bind_text(1, key);
+  s.bind_optional(2, optional_millis(p.first_attempt_at));
+  s.bind(3, p.attempts);
+  s.bind(4, p.attempts_finished);
+  bind_optional_name(s, 5, p.last_class);
+  s.bind(6, p.reached_server ? 1 : 0);
+  bind_optional_name(s, 7, p.last_outcome);
+  s.bind(8, p.final_status);
+  s.bind_blob(9, p.final_body);
+  s.bind_text(10, p.error);
+  if (!with_state) return;
+  s.bind_text(11, to_string(p.state));
+  s.bind_optional(12, optional_millis(p.finished_at));
+}
+
 void bind_event(sqlite_statement& s, std::uint64_t seq, const std::string& key,
-                const timeline_entry& e) {
+                std::uint64_t intent_seq, const timeline_entry& e) {
+  s.bind(11, static_cast<std::int64_t>(intent_seq));
   s.bind(1, static_cast<std::int64_t>(seq));
   s.bind_text(2, key);
   s.bind(3, to_millis(e.at));
   s.bind_text(4, to_string(e.what));
   s.bind(5, e.attempt);
-  if (e.cls)
-    s.bind_text(6, to_string(*e.cls));
-  else
-    s.bind_null(6);
+  bind_optional_name(s, 6, e.cls);
   s.bind(7, e.status);
   s.bind_text(8, e.request_id);
   s.bind(9, e.duration.count());

@@ -29,6 +29,8 @@ extern const char* const select_open_intents_sql;  ///< oldest first
 // Statements over the `events` table, in the same way (bind_event, read_event).
 extern const char* const insert_event_sql;
 extern const char* const select_events_sql;  ///< ?1 = key; oldest first
+/// The same for a file of format 1 (read-only opens leave it as it is).
+extern const char* const select_events_by_key_sql;
 
 /// Binds every parameter of upsert_intent_sql. `final_body` is cut to max_stored_final_body.
 void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq);
@@ -38,9 +40,35 @@ void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq)
 [[nodiscard]] std::optional<intent_record> read_intent(const sqlite_statement& s,
                                                        std::uint64_t& seq);
 
+/// The columns of an intent's row that its events change once it is written down: everything
+/// but the intent itself (key, method, path, body, lookup, principal, creation, dependency).
+/// Updating only these leaves the row's indexes alone unless the state changes.
+struct intent_progress {
+  std::optional<wall_time> first_attempt_at;
+  std::optional<wall_time> finished_at;
+  std::uint32_t attempts = 0;
+  std::uint32_t attempts_finished = 0;
+  std::optional<attempt_class> last_class;
+  bool reached_server = false;
+  intent_state state = intent_state::open;
+  std::optional<outcome_kind> last_outcome;
+  int final_status = 0;
+  std::string final_body;  ///< cut to max_stored_final_body
+  std::string error;
+};
+[[nodiscard]] intent_progress progress_of(const intent_record& r);
+
+/// ?1 = key: the progress columns but state and finished_at (which indexes cover).
+extern const char* const update_progress_sql;
+/// ?1 = key: the progress columns, state and finished_at included.
+extern const char* const update_progress_and_state_sql;
+/// Binds the parameters of either update statement.
+void bind_progress(sqlite_statement& s, const std::string& key, const intent_progress& p,
+                   bool with_state);
+
 /// Binds every parameter of insert_event_sql.
 void bind_event(sqlite_statement& s, std::uint64_t seq, const std::string& key,
-                const timeline_entry& e);
+                std::uint64_t intent_seq, const timeline_entry& e);
 /// The timeline line in the current row of select_events_sql, and its seq; nullopt for a line
 /// of an unknown kind.
 [[nodiscard]] std::optional<timeline_entry> read_event(const sqlite_statement& s,

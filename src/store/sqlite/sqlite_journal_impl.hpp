@@ -28,6 +28,7 @@
 #include "store/sqlite/journal_context_watch.hpp"
 #include "store/sqlite/journal_file_lock.hpp"
 #include "store/sqlite/sqlite_connection.hpp"
+#include "store/sqlite/sqlite_journal_codec.hpp"
 #include "util/hashed_key.hpp"
 
 namespace idem::detail {
@@ -59,29 +60,41 @@ struct sqlite_journal::impl {
     std::uint64_t seq = 0;        // creation order
     std::uint64_t version = 0;    // bumped by every event applied
     std::uint64_t committed = 0;  // the version last committed
+    // What the file holds of it, so that a commit writes only what changed: the whole row for
+    // a new intent or a changed path and lookup (`what_version` > `committed`), else its
+    // progress, with the indexed state and finish time only when they changed.
+    std::uint64_t what_version = 0;  // the version that last changed the intent itself
+    bool in_file = false;            // its row exists
+    intent_state file_state = intent_state::open;
+    std::optional<wall_time> file_finished_at{};
   };
   struct line {  // a timeline line not yet committed
     std::string key;
     std::uint64_t seq;
+    std::uint64_t intent_seq;  // its intent's seq (the events' index)
     timeline_entry entry;
   };
-  struct snapshot {  // a dirty record as it is at commit time
+  enum class row_write { whole, progress, progress_and_state };
+  struct snapshot {  // what a commit writes of a dirty record, as it is at commit time
     std::string key;
-    intent_record record;
     std::uint64_t seq;
     std::uint64_t version;
+    row_write how;
+    std::optional<intent_record> whole{};  // for row_write::whole
+    detail::intent_progress progress{};    // for the others (its state and finish time: all)
   };
   // The connection the writer thread commits on (purge_final_before shares it).
   struct writer_side {
     detail::sqlite_connection db;
-    detail::sqlite_statement begin, commit, rollback, upsert, insert_event, purge_events,
-        purge_intents;
+    detail::sqlite_statement begin, commit, rollback, upsert, update_progress,
+        update_progress_and_state, insert_event, purge_events, purge_intents;
   };
   // A connection for reads beside the writer (the only one of a read-only journal).
   struct reader_side {
     detail::sqlite_connection db;
     detail::sqlite_statement intent, events, open_intents, counts;
     bool has_schema = true;
+    std::int64_t version = 0;  // the file's format (an older one only when read-only)
   };
 
   journal_options options;
@@ -120,6 +133,9 @@ struct sqlite_journal::impl {
 
   // Opening (sqlite_journal.cpp): every statement prepared; open intents loaded.
   bool prepare(std::error_code& ec, std::string& why);
+  // The snapshot of a dirty record (`mutex` held), and what a successful commit of it tells.
+  static snapshot snapshot_of(const std::string& key, const entry& en);
+  static void committed_to(entry& en, const snapshot& s);
   bool load(std::error_code& ec, std::string& why);
   // Applies an event and queues it (`mutex` held); false for an unknown intent's event.
   bool record_locked(const intent_event& e);

@@ -1,5 +1,7 @@
 #include "store/sqlite/sqlite_journal_schema.hpp"
 
+#include "store/sqlite/sqlite_journal_codec.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,10 +50,24 @@ CREATE TABLE events (
   status      INTEGER NOT NULL,
   request_id  TEXT NOT NULL,
   duration_ms INTEGER NOT NULL,
-  detail      TEXT NOT NULL
+  detail      TEXT NOT NULL,
+  intent      INTEGER NOT NULL DEFAULT 0  -- the intent's seq (format 2)
 );
-CREATE INDEX events_by_key ON events (key, seq);
+CREATE INDEX events_by_intent ON events (intent, seq);
 )sql";
+
+// Format 2's own table, created in a new file and by the migration.
+constexpr const char* state_table_sql =
+    "CREATE TABLE journal_state (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);"
+    "INSERT INTO journal_state VALUES ('clean_shutdown', 0);";
+
+// Format 1 to 2, in one transaction: each line gets its intent's seq, the key index goes.
+constexpr const char* migrate_1_to_2_sql =
+    "ALTER TABLE events ADD COLUMN intent INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE events SET intent = coalesce((SELECT seq FROM intents WHERE intents.key = "
+    "events.key), 0);"
+    "DROP INDEX events_by_key;"
+    "CREATE INDEX events_by_intent ON events (intent, seq);";
 
 constexpr std::string_view sqlite_magic{"SQLite format 3\0", 16};
 constexpr std::size_t sqlite_header_size = 100;
@@ -101,6 +117,23 @@ std::optional<file_kind> inspect_file(const std::string& path, std::error_code& 
              " bytes, shorter than an SQLite header)";
     return std::nullopt;
   }
+  // Cut short since its last write: the header's page count (valid when its change counter
+  // matches the one it was written with) times the page size exceeds the file.
+  const auto u32 = [&](std::size_t at) {
+    const auto* b = reinterpret_cast<const unsigned char*>(header) + at;
+    return std::uint32_t{b[0]} << 24 | std::uint32_t{b[1]} << 16 | std::uint32_t{b[2]} << 8 |
+           std::uint32_t{b[3]};
+  };
+  const std::uint32_t raw_page_size = std::uint32_t{static_cast<unsigned char>(header[16])} << 8 |
+                                      static_cast<unsigned char>(header[17]);
+  const std::uint64_t page_size = raw_page_size == 1 ? 65536 : raw_page_size;
+  const std::uint64_t pages = u32(24) == u32(92) ? u32(28) : 0;
+  if (pages * page_size > static_cast<std::uint64_t>(st.st_size)) {
+    ec = journal_errc::corrupt;
+    detail = path + " is truncated (" + std::to_string(st.st_size) + " bytes; its header counts " +
+             std::to_string(pages) + " pages of " + std::to_string(page_size) + ")";
+    return std::nullopt;
+  }
   return file_kind::sqlite;
 }
 
@@ -137,9 +170,19 @@ std::optional<std::string> quick_check(sqlite_connection& db, int& rc) {
   return check.column_text(0);
 }
 
-// Checks an existing database is an idem journal this code can read, and sound. Reads only.
+// Whether the last writer closed the file cleanly (format 2's mark; an older file never was).
+bool closed_cleanly(sqlite_connection& db, std::int64_t version) {
+  if (version < 2) return false;
+  int rc = SQLITE_OK;
+  sqlite_statement mark(db.get(), "SELECT value FROM journal_state WHERE name = 'clean_shutdown'",
+                        rc);
+  return rc == SQLITE_OK && mark.step() == SQLITE_ROW && mark.column_int(0) == 1;
+}
+
+// Checks an existing database is an idem journal this code can read, and sound (PRAGMA
+// quick_check, unless the last writer closed it cleanly). Reads only.
 bool check_journal(sqlite_connection& db, const std::string& path, bool& is_new,
-                   std::error_code& ec, std::string& detail) {
+                   std::int64_t& file_version, std::error_code& ec, std::string& detail) {
   int rc = SQLITE_OK;
   const auto app_id = db.pragma_int("application_id", rc);
   const auto version = app_id ? db.pragma_int("user_version", rc) : std::nullopt;
@@ -166,13 +209,15 @@ bool check_journal(sqlite_connection& db, const std::string& path, bool& is_new,
              std::to_string(*app_id) + ")";
     return false;
   }
-  if (*version != journal_schema_version) {
+  if (*version < 1 || *version > journal_schema_version) {
     ec = journal_errc::not_a_journal;
     detail = path + " has journal format " + std::to_string(*version) + "; this idem reads " +
              std::to_string(journal_schema_version) +
              (*version > journal_schema_version ? " (written by a newer idem)" : "");
     return false;
   }
+  file_version = *version;
+  if (closed_cleanly(db, file_version)) return true;
   const auto verdict = quick_check(db, rc);
   if (!verdict) {
     fail(db, rc, path, ec, detail);
@@ -187,7 +232,7 @@ bool check_journal(sqlite_connection& db, const std::string& path, bool& is_new,
 }
 
 bool configure_writer(sqlite_connection& db, const journal_options& options, bool is_new,
-                      std::error_code& ec, std::string& detail) {
+                      std::int64_t file_version, std::error_code& ec, std::string& detail) {
   int rc = SQLITE_OK;
   sqlite_statement wal(db.get(), "PRAGMA journal_mode = WAL", rc);
   if (rc == SQLITE_OK) rc = wal.step();
@@ -201,19 +246,6 @@ bool configure_writer(sqlite_connection& db, const journal_options& options, boo
     return false;
   }
   wal.reset();
-  if (is_new) {
-    const std::string create = "BEGIN IMMEDIATE;" + std::string(schema_sql) +
-                               "PRAGMA application_id = " + std::to_string(journal_application_id) +
-                               "; PRAGMA user_version = " + std::to_string(journal_schema_version) +
-                               "; COMMIT;";
-    rc = db.exec(create.c_str());
-    if (rc != SQLITE_OK) {
-      fail(db, rc, options.path, ec, detail);
-      detail = "cannot create the journal " + options.path + ": " + db.message();
-      if (!sqlite3_get_autocommit(db.get())) db.exec("ROLLBACK");
-      return false;
-    }
-  }
   std::string pragmas = options.durability == journal_durability::full
                             ? "PRAGMA synchronous = FULL;"
                             : "PRAGMA synchronous = NORMAL;";
@@ -222,6 +254,28 @@ bool configure_writer(sqlite_connection& db, const journal_options& options, boo
   rc = db.exec(pragmas.c_str());
   if (rc != SQLITE_OK) {
     fail(db, rc, options.path, ec, detail);
+    return false;
+  }
+  // The schema (a new file) or the migration to this format, then the clean-shutdown mark
+  // cleared: one durable transaction before anything else is written.
+  std::string work = "BEGIN IMMEDIATE;";
+  if (is_new) {
+    work += std::string(schema_sql) + state_table_sql +
+            "PRAGMA application_id = " + std::to_string(journal_application_id) + ";";
+  } else if (file_version == 1) {
+    work += std::string(migrate_1_to_2_sql) + state_table_sql;
+  }
+  if (is_new || file_version != journal_schema_version)
+    work += "PRAGMA user_version = " + std::to_string(journal_schema_version) + ";";
+  work += "UPDATE journal_state SET value = 0 WHERE name = 'clean_shutdown'; COMMIT;";
+  rc = db.exec(work.c_str());
+  if (rc != SQLITE_OK) {
+    fail(db, rc, options.path, ec, detail);
+    const std::string what = is_new                                   ? "create the journal "
+                             : file_version != journal_schema_version ? "upgrade the journal "
+                                                                      : "open the journal ";
+    detail = "cannot " + what + options.path + ": " + db.message();
+    if (!sqlite3_get_autocommit(db.get())) db.exec("ROLLBACK");
     return false;
   }
   return true;
@@ -257,15 +311,25 @@ std::optional<journal_database> open_journal_database(const journal_options& opt
   }
   sqlite3_busy_timeout(j.db.get(), 5000);
   bool is_new = false;
-  if (!check_journal(j.db, options.path, is_new, ec, detail)) return std::nullopt;
+  std::int64_t file_version = journal_schema_version;
+  if (!check_journal(j.db, options.path, is_new, file_version, ec, detail)) return std::nullopt;
   if (options.read_only) {
     j.has_schema = !is_new;
-  } else if (!configure_writer(j.db, options, is_new, ec, detail)) {
+    j.version = file_version;
+  } else if (!configure_writer(j.db, options, is_new, file_version, ec, detail)) {
     return std::nullopt;
   }
   sqlite3_db_config(j.db.get(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
   ec = {};
   return j;
+}
+
+const char* select_events_sql_for(std::int64_t version) {
+  return version < 2 ? select_events_by_key_sql : select_events_sql;
+}
+
+void mark_clean_shutdown(sqlite_connection& db) noexcept {
+  db.exec("UPDATE journal_state SET value = 1 WHERE name = 'clean_shutdown'");
 }
 
 std::optional<sqlite_connection> open_journal_reader(const std::string& path, std::error_code& ec,

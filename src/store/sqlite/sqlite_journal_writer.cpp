@@ -1,6 +1,7 @@
 // The journal's writer thread: group commit (one transaction for everything queued since the
 // last commit, then every waiting write completed), failed commits kept for the next one, and
 // the hourly purge of final intents past their audit retention.
+#include <algorithm>
 #include <boost/asio/append.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -138,9 +139,12 @@ void sqlite_journal::impl::commit_batch() noexcept {
       snaps.reserve(dirty.size());
       for (const auto& key : dirty) {
         const auto it = records.find(key);
-        if (it != records.end())
-          snaps.push_back({key, it->second.record, it->second.seq, it->second.version});
+        if (it != records.end()) snaps.push_back(snapshot_of(key, it->second));
       }
+      // In creation order: rows are then stored in that order, and the intents in flight at
+      // once, created close together, share pages (a commit writes each page it touches).
+      std::sort(snaps.begin(), snaps.end(),
+                [](const snapshot& a, const snapshot& b) { return a.seq < b.seq; });
       batch.assign(lines.begin(), lines.end());
       // Visible to a context's shutdown until they are completed (drop_waiters_of).
       for (auto& w : waiters)
@@ -159,7 +163,7 @@ void sqlite_journal::impl::commit_batch() noexcept {
           const auto it = records.find(s.key);
           if (it == records.end()) continue;
           entry& en = it->second;
-          en.committed = std::max(en.committed, s.version);
+          committed_to(en, s);
           if (!en.record.is_open() && en.committed == en.version) records.erase(it);
         }
         commits.fetch_add(1, std::memory_order_relaxed);
@@ -178,21 +182,55 @@ void sqlite_journal::impl::commit_batch() noexcept {
   completing.clear();
 }
 
+sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(const std::string& key,
+                                                                 const entry& en) {
+  snapshot s{.key = key, .seq = en.seq, .version = en.version, .how = row_write::whole};
+  if (!en.in_file || en.what_version > en.committed) {
+    s.whole = en.record;
+    s.progress.state = en.record.state;
+    s.progress.finished_at = en.record.finished_at;
+    return s;
+  }
+  s.progress = detail::progress_of(en.record);
+  s.how = en.record.state != en.file_state || en.record.finished_at != en.file_finished_at
+              ? row_write::progress_and_state
+              : row_write::progress;
+  return s;
+}
+
+void sqlite_journal::impl::committed_to(entry& en, const snapshot& s) {
+  en.committed = std::max(en.committed, s.version);
+  en.in_file = true;
+  if (s.how != row_write::progress) {
+    en.file_state = s.progress.state;
+    en.file_finished_at = s.progress.finished_at;
+  }
+}
+
 std::error_code sqlite_journal::impl::write_transaction(const std::vector<snapshot>& snaps,
                                                         const std::vector<line>& batch) {
   auto& w = *writer;
   int rc = run(w.begin);
   if (rc == SQLITE_DONE) {
     for (const auto& s : snaps) {
-      statement_use use(w.upsert);
-      detail::bind_intent(w.upsert, s.record, s.seq);
-      if ((rc = w.upsert.step()) != SQLITE_DONE) break;
+      if (s.how == row_write::whole) {
+        statement_use use(w.upsert);
+        detail::bind_intent(w.upsert, *s.whole, s.seq);
+        rc = w.upsert.step();
+      } else {
+        const bool with_state = s.how == row_write::progress_and_state;
+        auto& update = with_state ? w.update_progress_and_state : w.update_progress;
+        statement_use use(update);
+        detail::bind_progress(update, s.key, s.progress, with_state);
+        rc = update.step();
+      }
+      if (rc != SQLITE_DONE) break;
     }
   }
   if (rc == SQLITE_DONE) {
     for (const auto& l : batch) {
       statement_use use(w.insert_event);
-      detail::bind_event(w.insert_event, l.seq, l.key, l.entry);
+      detail::bind_event(w.insert_event, l.seq, l.key, l.intent_seq, l.entry);
       if ((rc = w.insert_event.step()) != SQLITE_DONE) break;
     }
   }

@@ -31,30 +31,6 @@ std::vector<kind> kinds_of(const std::vector<timeline_entry>& lines) {
   return kinds;
 }
 
-// Rows of `sql` (one integer) straight from the file, past the journal.
-std::int64_t query_int(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::int64_t value = -1;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-      value = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-  }
-  sqlite3_close(db);
-  return value;
-}
-
-// Runs one statement straight on the file, past the journal (closed meanwhile).
-void exec_sql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
-
 TEST_F(sqlite_journal_test, ADeclarativeLookupSurvivesReopenExactly) {
   const business_lookup lookup{.url = "/v2/invoices?ref={invoice_ref}&c={/customer/id}",
                                .business_id = "inv-7",
