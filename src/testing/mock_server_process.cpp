@@ -1,7 +1,6 @@
 #include "idem/testing/mock_server_process.hpp"
 
 #include <signal.h>
-#include <sys/wait.h>
 
 #include <charconv>
 #include <fstream>
@@ -9,9 +8,9 @@
 #include <sstream>
 #include <utility>
 
+#include "common/child_process.hpp"
 #include "common/temp_directory.hpp"
 #include "idem/testing/find_mock_server.hpp"
-#include "testing/server_child.hpp"
 
 namespace idem::kit {
 namespace {
@@ -90,7 +89,9 @@ struct mock_server_process::state {
   std::string faults_path;
   std::uint16_t port = 0;  ///< 0 before the first start: any free port
   mock_admin admin{"", ""};
-  std::optional<detail::server_child> child;
+  /// Its stdout on a pipe (the "listening on" line), its stderr appended to log_path; empty
+  /// when it does not run.
+  common::child_process child;
 
   [[nodiscard]] std::vector<std::string> arguments() const {
     std::vector<std::string> args{
@@ -111,13 +112,25 @@ struct mock_server_process::state {
 
   // Starts the child and reads its port; on failure nothing runs.
   mock_result<void> launch() {
-    auto spawned = detail::server_child::spawn(binary, arguments(), log_path);
-    if (!spawned) return spawned.error();
-    std::optional<detail::server_child> c{std::move(spawned).value()};
-    auto line = c->first_line(options.start_timeout);
+    std::error_code ec;
+    std::string what;
+    auto c = common::child_process::start({.program = binary,
+                                           .args = arguments(),
+                                           .stdout_to = common::child_output::pipe(),
+                                           .stderr_to = common::child_output::append_to(log_path)},
+                                          ec, what);
+    if (ec) return mock_error{mock_errc::start_failed, what + ": " + ec.message()};
+    const auto line = c.read_line(options.start_timeout);
     if (!line) {
-      c.reset();  // killed and reaped: what it wrote on stderr is all there
-      mock_error e = line.error();
+      mock_error e{mock_errc::start_timed_out,
+                   "no address within " + std::to_string(options.start_timeout.count()) + " ms"};
+      if (c.stdout_ended()) {
+        const auto end = c.wait_for(std::chrono::seconds(5));
+        e = mock_error{mock_errc::start_failed, "it " +
+                                                    (end ? end->describe() : "closed its stdout") +
+                                                    " before it printed its address"};
+      }
+      c = {};  // killed and reaped: what it wrote on stderr is all there
       e.detail += log_tail(log_path);
       return e;
     }
@@ -197,39 +210,38 @@ const std::string& mock_server_process::log_path() const noexcept {
 }
 
 pid_t mock_server_process::pid() const noexcept {
-  return s_->child ? s_->child->pid() : -1;
+  return s_->child.pid();
 }
 
 bool mock_server_process::running() {
-  if (s_->child && !s_->child->running()) s_->child.reset();
-  return s_->child.has_value();
+  if (s_->child.pid() > 0 && s_->child.poll()) s_->child = {};
+  return s_->child.pid() > 0;
 }
 
 mock_result<void> mock_server_process::stop() {
   if (!running()) return mock_error{mock_errc::not_running, "stop()"};
-  s_->child->signal(SIGTERM);
-  auto status = s_->child->wait_for(s_->options.stop_timeout);
-  s_->child.reset();  // kills and reaps one that did not end
-  if (!status) {
+  s_->child.signal(SIGTERM);
+  const auto end = s_->child.wait_for(s_->options.stop_timeout);
+  s_->child = {};  // kills and reaps one that did not end
+  if (!end) {
     return mock_error{mock_errc::stop_failed, "no exit within " +
                                                   std::to_string(s_->options.stop_timeout.count()) +
                                                   " ms of SIGTERM; killed"};
   }
-  if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
-    return mock_error{mock_errc::stop_failed,
-                      detail::describe_wait_status(*status) + log_tail(s_->log_path)};
+  if (end->exit_code() != 0) {
+    return mock_error{mock_errc::stop_failed, end->describe() + log_tail(s_->log_path)};
   }
   return {};
 }
 
 mock_result<void> mock_server_process::kill() {
   if (!running()) return mock_error{mock_errc::not_running, "kill()"};
-  s_->child.reset();  // SIGKILL and reap
+  s_->child = {};  // SIGKILL and reap
   return {};
 }
 
 mock_result<void> mock_server_process::restart() {
-  s_->child.reset();
+  s_->child = {};
   return s_->launch();
 }
 
