@@ -17,7 +17,7 @@ struct finished_process {
 };
 
 /// Runs `idem-mock-server args...` with stdin closed and waits for it to exit, at most `limit`
-/// (then it is killed and `timed_out` is set). Throws std::runtime_error if it cannot start.
+/// (then it is killed and `timed_out` is set). Throws std::system_error if it cannot start.
 [[nodiscard]] finished_process run_mock_server_to_exit(
     const std::vector<std::string>& args,
     std::chrono::milliseconds limit = std::chrono::seconds(30));

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/child_process.hpp"
 #include "common/temp_directory.hpp"
 
 namespace idem::kit {
@@ -44,17 +45,14 @@ struct cli_options {
   std::string binary{};
 };
 
-/// A running `idem-cli args...` with stdin closed. The destructor SIGKILLs and reaps it if it
-/// still runs. Not thread-safe.
+/// A running `idem-cli args...` with stdin closed (common/child_process.hpp). The destructor
+/// SIGKILLs and reaps it if it still runs. Not thread-safe.
 class cli_process {
  public:
-  /// Starts it; throws std::runtime_error if it cannot.
+  /// Starts it; throws std::system_error if it cannot.
   explicit cli_process(const std::vector<std::string>& args, const cli_options& options = {});
-  ~cli_process();
-  cli_process(const cli_process&) = delete;
-  cli_process& operator=(const cli_process&) = delete;
 
-  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  [[nodiscard]] pid_t pid() const noexcept { return child_.pid(); }
   /// Collects its output until it exits, for at most `limit`: its result, or nullopt if it
   /// still runs then (what it wrote so far is kept for later).
   [[nodiscard]] std::optional<cli_result> wait_for(std::chrono::milliseconds limit);
@@ -62,15 +60,11 @@ class cli_process {
   cli_result kill();
 
  private:
-  bool read_until(std::chrono::steady_clock::time_point deadline);
-  // The folder of the copy run for nobody (empty if none); removed with the process.
-  common::temp_directory staged_;
-  cli_result reap();
+  cli_result result(const common::child_exit& end);
 
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
-  int err_fd_ = -1;
-  cli_result result_;
+  // The folder of the copy run for nobody (empty if none); removed after the process.
+  common::temp_directory staged_;
+  common::child_process child_;
 };
 
 /// The built idem-cli's path.

@@ -3,14 +3,14 @@
 // which ones there are, whether this machine can run them (node on PATH, the npm packages
 // installed by scripts/setup.sh), and one running on a free loopback port.
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "common/child_process.hpp"
 
 namespace idem::kit {
 
@@ -33,8 +33,9 @@ inline const interop_backend node_idempotency{
 [[nodiscard]] std::optional<std::string> interop_prerequisite_missing(const interop_backend& b);
 
 /// `node tests/interop/<app>/server.js --handler-ms <handler_ms>` as a child process: its port
-/// is read from its first stdout line (at most 30 s), its stderr goes to `log`. Throws
-/// std::runtime_error when it does not start. The destructor sends SIGTERM and reaps it.
+/// is read from its first stdout line (at most 30 s), its stderr is appended to `log`. Throws
+/// std::runtime_error when it does not start. The destructor sends SIGTERM and reaps it
+/// (SIGKILL after 30 s).
 class node_app {
  public:
   node_app(const interop_backend& b, const std::filesystem::path& log,
@@ -46,10 +47,7 @@ class node_app {
   [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
 
  private:
-  void stop(int signo);
-
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
+  common::child_process child_;
   std::uint16_t port_ = 0;
 };
 

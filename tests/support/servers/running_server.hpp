@@ -3,6 +3,7 @@
 // a real child process of the built binary (`server_process`, for kill -9 and signal tests).
 
 #include <sys/types.h>
+
 #include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/child_process.hpp"
 #include "mock_server/state/server_options.hpp"
 
 namespace idem::mock {
@@ -41,28 +43,25 @@ class running_server {
   std::uint16_t port_ = 0;
 };
 
-/// The built `idem-mock-server` binary as a child process. Starts it with `args` and reads the
-/// port from its first stdout line. Its stderr is the test's, or the file `stderr_path` (created
-/// or appended to) when one is given.
+/// The built `idem-mock-server` binary as a child process (common/child_process.hpp). Starts it
+/// with `args` and reads the port from its first stdout line. Its stderr is the test's, or the
+/// file `stderr_path` (created or appended to) when one is given. The destructor SIGKILLs the
+/// process if it still runs.
 class server_process {
  public:
   /// `open_files`: the child's descriptor limit (RLIMIT_NOFILE, soft and hard); 0 inherits it.
   explicit server_process(std::vector<std::string> args, std::string stderr_path = {},
                           unsigned open_files = 0);
-  ~server_process();  ///< SIGKILLs the process if it still runs
-  server_process(const server_process&) = delete;
-  server_process& operator=(const server_process&) = delete;
-
   [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
-  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
-  /// Sends `signo` and waits for the process to end; returns its wait status.
+  [[nodiscard]] pid_t pid() const noexcept { return child_.pid(); }
+  /// Sends `signo` and waits for the process to end (SIGKILL after a minute: hung); returns
+  /// its wait status (0 when it was stopped before).
   int stop(int signo);
   /// After stop(): what it wrote on stdout after its first line.
   [[nodiscard]] std::string rest_of_stdout();
 
  private:
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
+  common::child_process child_;
   std::uint16_t port_ = 0;
 };
 
