@@ -1,7 +1,6 @@
 #include "idem_soak/chaos_run.hpp"
 
 #include <signal.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <fstream>
@@ -9,9 +8,9 @@
 #include <optional>
 #include <thread>
 
+#include "common/child_process.hpp"
 #include "idem/sqlite_journal.hpp"
 #include "idem_soak/admin_client.hpp"
-#include "idem_soak/child_process.hpp"
 #include "idem_soak/mock_server_process.hpp"
 #include "idem_soak/soak_random.hpp"
 
@@ -49,9 +48,9 @@ std::string ms_text(milliseconds d) {
   return std::to_string(d.count()) + "ms";
 }
 
-bool exited_with(int status, std::initializer_list<int> codes) {
-  if (!WIFEXITED(status)) return false;
-  return std::find(codes.begin(), codes.end(), WEXITSTATUS(status)) != codes.end();
+bool exited_with(const common::child_exit& end, std::initializer_list<int> codes) {
+  return end.exit_code() >= 0 &&
+         std::find(codes.begin(), codes.end(), end.exit_code()) != codes.end();
 }
 
 class chaos {
@@ -178,19 +177,20 @@ class chaos {
                                       << record_.client_starts.size() + 1 << '\n';
     }
     record_.client_starts.push_back(std::chrono::floor<milliseconds>(now));
-    client_ = std::make_unique<child_process>(child_spec{.program = o_.cli,
-                                                         .args = client_args(load),
-                                                         .stdout_path = dir_.client_out(),
-                                                         .stderr_path = dir_.client_err()});
+    client_ = std::make_unique<common::child_process>(
+        common::child_spec{.program = o_.cli,
+                           .args = client_args(load),
+                           .stdout_to = common::child_output::append_to(dir_.client_out()),
+                           .stderr_to = common::child_output::append_to(dir_.client_err()),
+                           .die_with_parent = true});
   }
 
   // A client that ended by itself: true when nothing is left open; throws when it ended in a
   // way no run should (a usage error, a journal it could not open, a crash).
-  bool client_ended(int status) {
-    if (exited_with(status, {0, 1})) return true;
-    if (exited_with(status, {3})) return false;
-    throw harness_error("idem-cli ended with " + describe_wait_status(status) + "; see " +
-                        dir_.client_err());
+  bool client_ended(const common::child_exit& end) {
+    if (exited_with(end, {0, 1})) return true;
+    if (exited_with(end, {3})) return false;
+    throw harness_error("idem-cli " + end.describe() + "; see " + dir_.client_err());
   }
 
   void read_progress() {
@@ -215,8 +215,8 @@ class chaos {
       std::this_thread::sleep_for(tick);
       if (since(began) > bound) throw harness_error("the run did not end within its time bound");
       check_server_alive();
-      if (auto status = client_->poll()) {
-        if (client_ended(*status)) return;
+      if (auto end = client_->poll()) {
+        if (client_ended(*end)) return;
         if (++record_.chaos_resumes > max_chaos_resumes) return;  // the calm will finish it
         start_client(/*load=*/false);
       }
@@ -224,7 +224,7 @@ class chaos {
       // One kill per look at most, so that kills due at once still come apart.
       if (!client_kill_at_.empty() && progress_ >= client_kill_at_.front()) {
         client_kill_at_.erase(client_kill_at_.begin());
-        client_->stop(SIGKILL);
+        client_->kill();
         ++record_.client_kills;
         log_ << "idem-soak: client SIGKILLed at " << progress_ << " final intents; resuming\n";
         start_client(/*load=*/false);
@@ -262,7 +262,7 @@ class chaos {
   std::ostream& log_;
   mock_server_process server_;
   std::unique_ptr<admin_client> admin_;
-  std::unique_ptr<child_process> client_;
+  std::unique_ptr<common::child_process> client_;
   std::shared_ptr<sqlite_journal> progress_reader_;
   std::vector<std::uint64_t> client_kill_at_;
   std::vector<std::uint64_t> server_kill_at_;

@@ -18,10 +18,12 @@ void mock_server_process::start(const std::string& faults_file) {
     args.push_back("--faults");
     args.push_back(faults_file);
   }
-  child_ = std::make_unique<child_process>(child_spec{.program = settings_.binary,
-                                                      .args = std::move(args),
-                                                      .stderr_path = settings_.log_path,
-                                                      .stdout_pipe = true});
+  child_ = std::make_unique<common::child_process>(
+      common::child_spec{.program = settings_.binary,
+                         .args = std::move(args),
+                         .stdout_to = common::child_output::pipe(),
+                         .stderr_to = common::child_output::append_to(settings_.log_path),
+                         .die_with_parent = true});
   const auto line = child_->read_line(std::chrono::seconds(30));
   const std::string prefix = "listening on http://127.0.0.1:";
   if (!line || !line->starts_with(prefix)) {
@@ -35,19 +37,19 @@ void mock_server_process::start(const std::string& faults_file) {
 }
 
 void mock_server_process::kill() {
-  if (child_) child_->stop(SIGKILL);
-  child_.reset();
+  child_.reset();  // SIGKILL and reap
 }
 
 void mock_server_process::stop() {
-  if (child_) child_->stop(SIGTERM);
+  // A server that has not ended a minute after SIGTERM is hung: SIGKILLed then.
+  if (child_) child_->stop(SIGTERM, std::chrono::minutes(1));
   child_.reset();
 }
 
 bool mock_server_process::running(std::string& how) {
   if (!child_) return false;
-  if (auto status = child_->poll()) {
-    how = describe_wait_status(*status);
+  if (auto end = child_->poll()) {
+    how = end->describe();
     return false;
   }
   return true;

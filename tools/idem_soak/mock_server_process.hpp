@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "idem_soak/child_process.hpp"
+#include "common/child_process.hpp"
 
 namespace idem::soak {
 
@@ -30,7 +30,8 @@ class mock_server_process {
   void start(const std::string& faults_file);
   /// SIGKILL, reaped: what a crash leaves on disk is what the next start finds.
   void kill();
-  /// SIGTERM: in-flight requests finish, the database is closed cleanly.
+  /// SIGTERM: in-flight requests finish, the database is closed cleanly (SIGKILL after a
+  /// minute: hung).
   void stop();
   /// Whether it still runs; if it ended on its own, `how` says how.
   [[nodiscard]] bool running(std::string& how);
@@ -40,7 +41,7 @@ class mock_server_process {
 
  private:
   mock_server_settings settings_;
-  std::unique_ptr<child_process> child_;
+  std::unique_ptr<common::child_process> child_;
   std::uint16_t port_ = 0;
 };
 
