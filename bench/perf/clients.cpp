@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "child_process.hpp"
+#include "child_usage.hpp"
 
 namespace perf {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
+#include "child_usage.hpp"
 #include "idem/version.hpp"
 
 namespace perf {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
+#include "child_usage.hpp"
 #include "common/command_line.hpp"
 #include "idem/version.hpp"
 #include "report.hpp"

@@ -1,5 +1,7 @@
 #include "servers.hpp"
 
+#include <signal.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -61,10 +63,15 @@ running_server::running_server(const server_setup& setup, server_kind kind,
     if (delay.count() > 0)
       argv.insert(argv.end(), {"--faults", delay_faults_file(setup.work_dir, delay)});
   }
-  process_ =
-      std::make_unique<child_process>(argv, setup.work_dir + "/servers.log",
-                                      kind == server_kind::minimal ? setup.minimal_server_cpu : -1);
-  url_ = url_from(process_->first_line(std::chrono::seconds{30}));
+  process_ = std::make_unique<idem::common::child_process>(
+      harness_child(argv, setup.work_dir + "/servers.log",
+                    kind == server_kind::minimal ? setup.minimal_server_cpu : -1));
+  const auto line = process_->read_line(std::chrono::seconds{30});
+  if (!line) {
+    throw std::runtime_error(process_->stdout_ended() ? "the child ended without a line"
+                                                      : "no first line from the child");
+  }
+  url_ = url_from(*line);
 }
 
 running_server::~running_server() {
@@ -73,7 +80,8 @@ running_server::~running_server() {
 }
 
 child_usage running_server::stop() {
-  child_usage u = process_->stop();
+  const auto end = process_->stop(SIGTERM, std::chrono::seconds{10});
+  child_usage u = usage_of(end, process_->take_stdout());
   if (!db_.empty()) remove_database(db_);
   return u;
 }

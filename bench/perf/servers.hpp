@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "child_process.hpp"
+#include "child_usage.hpp"
 
 namespace perf {
 
@@ -44,7 +44,7 @@ class running_server {
   child_usage stop();
 
  private:
-  std::unique_ptr<child_process> process_;
+  std::unique_ptr<idem::common::child_process> process_;
   std::string url_;
   std::string db_;
 };
