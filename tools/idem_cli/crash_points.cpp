@@ -45,12 +45,26 @@ class crash_observer final : public observer {
   void on_attempt_finished(const trace::attempt_finished&) override {
     if (at_.point == "after-response" && ++finished_ == at_.n) die();
   }
+  // The journal commits the lines of waits, lookups and outcomes with the next attempt's start
+  // (or within a second): these points kill the process with them written, not committed.
+  void on_wait(const trace::wait&) override {
+    if (at_.point == "waiting" && ++waits_ == at_.n) die();
+  }
+  void on_lookup_finished(const trace::lookup_finished&) override {
+    if (at_.point == "after-lookup" && ++lookups_ == at_.n) die();
+  }
+  void on_intent_finished(const trace::intent_finished&) override {
+    if (at_.point == "after-outcome" && ++outcomes_ == at_.n) die();
+  }
 
  private:
   crash_at at_;
   boost::asio::any_io_executor ex_;
   std::uint32_t started_ = 0;
   std::uint32_t finished_ = 0;
+  std::uint32_t waits_ = 0;
+  std::uint32_t lookups_ = 0;
+  std::uint32_t outcomes_ = 0;
 };
 
 }  // namespace

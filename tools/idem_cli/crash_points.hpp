@@ -6,6 +6,10 @@
 //   before-send    the n-th attempt's start is durable; its request has not left
 //   in-flight      the n-th attempt's request is on its way (killed 200 ms after it started)
 //   after-response the n-th attempt's answer arrived; it is not yet written down
+//   waiting        the n-th wait (backoff, Retry-After, budget) is written, not committed
+//   after-lookup   the n-th lookup's answer is written, not committed
+//   after-outcome  the n-th intent's outcome is written, not committed (the journal commits it
+//                  with the next attempt's start)
 
 #include <boost/asio/any_io_executor.hpp>
 #include <memory>

@@ -133,6 +133,29 @@ TEST_F(CliCrash, KilledAfterAnAnswerArrivedUnrecordedResumesTheIntentAsMaybeSent
   expect_all_done_exactly_once("after-response:5");
 }
 
+TEST_F(CliCrash, KilledWithOutcomesNotYetCommittedResumesThemUnderTheirKeys) {
+  // The journal commits an outcome with the next attempt's start: the tenth outcome, and
+  // those reported since the last commit, die with the process. Their intents read back as
+  // possibly sent; the resume asks again under the same keys and the server replays.
+  api_->set_faults(flaky_server());
+  load_killed_at("after-outcome:10");
+  const auto counts = journal_counts();
+  EXPECT_EQ(counts.value("intents", -1), intents) << counts.dump();
+  EXPECT_GE(counts.value("unresolved", -1), 1)
+      << counts.dump();
+  resumes_ = resume_to_the_end();
+  expect_all_done_exactly_once("after-outcome:10");
+}
+
+TEST_F(CliCrash, KilledWhileWaitingToRetryResumesWithoutExecutingAgain) {
+  api_->set_faults(flaky_server());
+  load_killed_at("waiting:3");
+  const auto counts = journal_counts();
+  EXPECT_GE(counts.value("unresolved", -1), 1) << counts.dump();
+  resumes_ = resume_to_the_end();
+  expect_all_done_exactly_once("waiting:3");
+}
+
 TEST_F(CliCrash, KilledAtRandomMomentsAgainAndAgainLosesNothingAndDoublesNothing) {
   // Longer holds and 4 intents at a time: each run lasts about a second or more, so most random
   // moments fall in the middle of the work.

@@ -11,6 +11,13 @@
 namespace idem::test::journal {
 namespace {
 
+std::vector<timeline_entry::kind> kinds_of_deferral_test(const std::vector<timeline_entry>& lines) {
+  std::vector<timeline_entry::kind> kinds;
+  for (const auto& l : lines)
+    kinds.push_back(l.what);
+  return kinds;
+}
+
 class sqlite_journal_deferral_test : public journal_fixture {
  protected:
   // One intent as the client journals it: created and started waited for, the rest not.
@@ -102,6 +109,53 @@ TEST_F(sqlite_journal_deferral_test,
   EXPECT_EQ(r->what.key(), order.key());
   EXPECT_EQ(r->what.body(), order.body());
   EXPECT_EQ(j->open_intents().size(), 1u);
+}
+
+TEST_F(sqlite_journal_deferral_test, EveryKindOfDeferredEventLostWithItsProcessLosesNothing) {
+  // Each event the client does not wait for, alone, with the process dying before it was
+  // committed: the intent is still there, open, with its key and exact body, and counts as
+  // possibly sent (the attempt's start was durable), so a resume re-asks under the same key.
+  struct deferral_point {
+    const char* name;
+    std::function<intent_event(const intent&)> event;
+  };
+  const std::vector<deferral_point> points{
+      {"attempt_finished",
+       [](const intent& i) { return finished(i, 1, attempt_class::succeeded, 201, t0 + 2s); }},
+      {"waited",
+       [](const intent& i) {
+         return events::waited{.key = i.key(), .at = t0 + 2s, .delay = 250ms};
+       }},
+      {"lookup_finished",
+       [](const intent& i) {
+         return events::lookup_finished{
+             .key = i.key(), .at = t0 + 2s, .verdict = "found", .status = 200};
+       }},
+      {"outcome_reported",
+       [](const intent& i) {
+         return reported(i, outcome_kind::succeeded, 201, R"({"id":"o-1"})", t0 + 2s);
+       }},
+      {"abandoned",
+       [](const intent& i) {
+         return events::abandoned{.key = i.key(), .at = t0 + 2s, .reason = "order rejected"};
+       }},
+  };
+  for (const auto& point : points) {
+    SCOPED_TRACE(point.name);
+    const auto order = orders::create(sample_order(std::string("d-") + point.name));
+    ASSERT_EQ(die_after_writing({created(order), started(order, 1, t0 + 1s)}, {point.event(order)}),
+              0);
+    auto j = open();
+    ASSERT_TRUE(j);
+    const auto r = j->find(order.key());
+    ASSERT_TRUE(r) << "the intent was lost";
+    EXPECT_EQ(r->state, intent_state::open);
+    EXPECT_TRUE(r->maybe_sent());
+    EXPECT_EQ(r->what.body(), order.body());
+    EXPECT_EQ(kinds_of_deferral_test(j->timeline(order.key())),
+              (std::vector<timeline_entry::kind>{timeline_entry::kind::created,
+                                                 timeline_entry::kind::attempt_started}));
+  }
 }
 
 }  // namespace
