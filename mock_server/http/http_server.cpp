@@ -248,15 +248,20 @@ struct http_server::state : std::enable_shared_from_this<state> {
   // accept() failed for want of a descriptor: the spare one makes room to accept the waiting
   // connection, tell it 503 and close it at once (it cannot be kept for a lingering close, so
   // what it sent is read first, lest the close reset the answer away). Returns false when that
-  // could not be done.
+  // could not be done, or when no connection was waiting: Linux's accept() takes a descriptor
+  // before it looks at the backlog, so EMFILE does not mean that one is. The accept here never
+  // waits (it used to block the server's thread, and every connection it serves, until the
+  // next client came, and then refuse that one however many descriptors were back by then).
   bool refuse_without_descriptor() {
     if (spare_descriptor < 0) return false;
     ::close(spare_descriptor);
     spare_descriptor = -1;
     tcp::socket socket(ex);
     boost::system::error_code ec;
+    acceptor.non_blocking(true, ec);
     acceptor.accept(socket, ec);
-    if (!ec) {
+    const bool accepted = !ec;
+    if (accepted) {
       socket.non_blocking(true, ec);
       std::array<char, 16 * 1024> sink{};
       socket.read_some(asio::buffer(sink), ec);
@@ -266,7 +271,7 @@ struct http_server::state : std::enable_shared_from_this<state> {
       socket.close(ec);
     }
     spare_descriptor = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    return !ec || ec == asio::error::would_block;
+    return accepted && (!ec || ec == asio::error::would_block);
   }
 
   // One line at most per exhaustion_log_interval, with how many were not logged: a server out
