@@ -100,6 +100,21 @@ void sqlite_statement::bind_blob(int i, std::string_view v) noexcept {
   sqlite3_bind_blob64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT);
 }
 
+void sqlite_statement::bind_text_ref(int i, std::string_view v) noexcept {
+  sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_STATIC, SQLITE_UTF8);
+}
+
+void sqlite_statement::bind_blob_ref(int i, std::string_view v) noexcept {
+  sqlite3_bind_blob64(stmt_, i, v.data(), v.size(), SQLITE_STATIC);
+}
+
+void sqlite_statement::bind_optional_text_ref(int i, const std::optional<std::string>& v) noexcept {
+  if (v)
+    bind_text_ref(i, *v);
+  else
+    bind_null(i);
+}
+
 void sqlite_statement::bind_optional_text(int i, const std::optional<std::string>& v) noexcept {
   if (v)
     bind_text(i, *v);

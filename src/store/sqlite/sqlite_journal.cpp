@@ -204,7 +204,10 @@ bool sqlite_journal::impl::record_locked(const intent_event& e) {
   if (was_open && !en.record.is_open()) open.erase(en.seq);
   ++en.version;
   if (created || std::holds_alternative<events::path_bound>(e)) en.what_version = en.version;
-  dirty.insert(key);
+  if (!en.queued) {
+    en.queued = true;
+    dirty.push_back(&*it);
+  }
   lines.push_back(line{key, next_event_seq++, en.seq, timeline_of(e)});
   work = true;
   return true;

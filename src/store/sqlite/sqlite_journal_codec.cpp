@@ -25,11 +25,20 @@ constexpr std::array all_kinds{
     timeline_entry::kind::attempt_started, timeline_entry::kind::attempt_finished,
     timeline_entry::kind::waited,          timeline_entry::kind::lookup,
     timeline_entry::kind::outcome,         timeline_entry::kind::abandoned};
-// The lookup is stored as JSON (without its business ID, which has a column of its own) in the
-// `lookup_kind` column. Files written before lookups were declarative hold the name of one of
-// the orders API's lookups there, read back as the same preset.
+// The orders API's lookups are stored by name (files written before lookups were declarative
+// hold only those), any other as JSON (without its business ID, which has a column of its
+// own), in the `lookup_kind` column. By name: 13 bytes instead of about 220 in every row.
+using preset_lookup = business_lookup (*)(std::string);
+constexpr std::array<std::pair<const char*, preset_lookup>, 3> preset_lookups{{
+    {"order_created", &orders::order_created_lookup},
+    {"payment_captured", &orders::payment_captured_lookup},
+    {"order_cancelled", &orders::order_cancelled_lookup},
+}};
+
 std::string lookup_text(const business_lookup& l) {
   if (!l.enabled()) return "none";
+  for (const auto& [name, make] : preset_lookups)
+    if (make(l.business_id) == l) return name;
   auto j = to_json(l);
   j.erase("business_id");
   return j.dump();
@@ -37,9 +46,8 @@ std::string lookup_text(const business_lookup& l) {
 
 std::optional<business_lookup> parse_lookup(const std::string& text, std::string business_id) {
   if (text == "none") return business_lookup{.business_id = std::move(business_id)};
-  if (text == "order_created") return orders::order_created_lookup(std::move(business_id));
-  if (text == "payment_captured") return orders::payment_captured_lookup(std::move(business_id));
-  if (text == "order_cancelled") return orders::order_cancelled_lookup(std::move(business_id));
+  for (const auto& [name, make] : preset_lookups)
+    if (text == name) return make(std::move(business_id));
   auto l = business_lookup_from_json(nlohmann::json::parse(text, nullptr, false));
   if (l) l->business_id = std::move(business_id);
   return l;
@@ -62,7 +70,7 @@ std::optional<E> parse_optional_name(const std::optional<std::string>& name,
 template <class E>
 void bind_optional_name(sqlite_statement& s, int i, const std::optional<E>& e) {
   if (e)
-    s.bind_text(i, to_string(*e));
+    s.bind_text_ref(i, to_string(*e));
   else
     s.bind_null(i);
 }
@@ -132,28 +140,28 @@ const char* const select_events_by_key_sql = IDEM_EVENT_COLUMNS "WHERE key = ?1 
 
 void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq) {
   const intent& what = r.what;
-  s.bind_text(1, what.key().str());
+  s.bind_text_ref(1, what.key().str());
   s.bind(2, static_cast<std::int64_t>(seq));
-  s.bind_text(3, what.op().method);
-  s.bind_text(4, what.op().path);
-  s.bind_blob(5, what.body());
+  s.bind_text_ref(3, what.op().method);
+  s.bind_text_ref(4, what.op().path);
+  s.bind_blob_ref(5, what.body());
   s.bind_text(6, lookup_text(what.lookup()));
-  s.bind_text(7, what.lookup().business_id);
-  s.bind_text(8, r.principal);
+  s.bind_text_ref(7, what.lookup().business_id);
+  s.bind_text_ref(8, r.principal);
   s.bind(9, to_millis(r.created_at));
   s.bind_optional(10, optional_millis(r.first_attempt_at));
   s.bind_optional(11, optional_millis(r.finished_at));
-  s.bind_optional_text(12, r.depends_on);
+  s.bind_optional_text_ref(12, r.depends_on);
   s.bind(13, r.path_bound ? 1 : 0);
   s.bind(14, r.attempts);
   s.bind(15, r.attempts_finished);
   bind_optional_name(s, 16, r.last_class);
   s.bind(17, r.reached_server ? 1 : 0);
-  s.bind_text(18, to_string(r.state));
+  s.bind_text_ref(18, to_string(r.state));
   bind_optional_name(s, 19, r.last_outcome);
   s.bind(20, r.final_status);
-  s.bind_blob(21, std::string_view(r.final_body).substr(0, max_stored_final_body));
-  s.bind_text(22, r.error);
+  s.bind_blob_ref(21, std::string_view(r.final_body).substr(0, max_stored_final_body));
+  s.bind_text_ref(22, r.error);
 }
 
 std::optional<intent_record> read_intent(const sqlite_statement& s, std::uint64_t& seq) {
@@ -212,7 +220,7 @@ intent_progress progress_of(const intent_record& r) {
 
 void bind_progress(sqlite_statement& s, const std::string& key, const intent_progress& p,
                    bool with_state) {
-  s.bind_text(1, key);
+  s.bind_text_ref(1, key);
   s.bind_optional(2, optional_millis(p.first_attempt_at));
   s.bind(3, p.attempts);
   s.bind(4, p.attempts_finished);
@@ -220,10 +228,10 @@ void bind_progress(sqlite_statement& s, const std::string& key, const intent_pro
   s.bind(6, p.reached_server ? 1 : 0);
   bind_optional_name(s, 7, p.last_outcome);
   s.bind(8, p.final_status);
-  s.bind_blob(9, p.final_body);
-  s.bind_text(10, p.error);
+  s.bind_blob_ref(9, p.final_body);
+  s.bind_text_ref(10, p.error);
   if (!with_state) return;
-  s.bind_text(11, to_string(p.state));
+  s.bind_text_ref(11, to_string(p.state));
   s.bind_optional(12, optional_millis(p.finished_at));
 }
 
@@ -231,15 +239,15 @@ void bind_event(sqlite_statement& s, std::uint64_t seq, const std::string& key,
                 std::uint64_t intent_seq, const timeline_entry& e) {
   s.bind(11, static_cast<std::int64_t>(intent_seq));
   s.bind(1, static_cast<std::int64_t>(seq));
-  s.bind_text(2, key);
+  s.bind_text_ref(2, key);
   s.bind(3, to_millis(e.at));
-  s.bind_text(4, to_string(e.what));
+  s.bind_text_ref(4, to_string(e.what));
   s.bind(5, e.attempt);
   bind_optional_name(s, 6, e.cls);
   s.bind(7, e.status);
-  s.bind_text(8, e.request_id);
+  s.bind_text_ref(8, e.request_id);
   s.bind(9, e.duration.count());
-  s.bind_text(10, e.detail);
+  s.bind_text_ref(10, e.detail);
 }
 
 std::optional<timeline_entry> read_event(const sqlite_statement& s, std::uint64_t& seq) {

@@ -20,7 +20,6 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -67,7 +66,13 @@ struct sqlite_journal::impl {
     bool in_file = false;            // its row exists
     intent_state file_state = intent_state::open;
     std::optional<wall_time> file_finished_at{};
+    bool queued = false;  // in `dirty`
   };
+  // Keyed by the intents' keys (hashed_key.hpp: the key's own hash at every size). Node-based:
+  // a pointer to an element stays valid until that element is erased, which only the writer
+  // thread does, holding write_mutex (a commit, the purge).
+  using record_map = std::unordered_map<std::string, entry, detail::text_hash>;
+  using record_node = record_map::value_type;
   struct line {  // a timeline line not yet committed
     std::string key;
     std::uint64_t seq;
@@ -75,8 +80,8 @@ struct sqlite_journal::impl {
     timeline_entry entry;
   };
   enum class row_write { whole, progress, progress_and_state };
-  struct snapshot {  // what a commit writes of a dirty record, as it is at commit time
-    std::string key;
+  struct snapshot {     // what a commit writes of a dirty record, as it is at commit time
+    record_node* node;  // its key binds the row: stable through the commit (write_mutex held)
     std::uint64_t seq;
     std::uint64_t version;
     row_write how;
@@ -107,12 +112,10 @@ struct sqlite_journal::impl {
 
   mutable std::mutex mutex;  // everything below
   std::condition_variable wake;
-  // Keyed by the intents' keys (hashed_key.hpp: the key's own hash at every size).
-  std::unordered_map<std::string, entry, detail::text_hash>
-      records;                                               // open, and final not committed
-  std::map<std::uint64_t, std::string> open;                 // seq -> key, oldest first
-  std::unordered_set<std::string, detail::text_hash> dirty;  // changed since their last commit
-  std::deque<line> lines;                                    // in the order they happened
+  record_map records;                         // open, and final not committed
+  std::map<std::uint64_t, std::string> open;  // seq -> key, oldest first
+  std::vector<record_node*> dirty;            // changed since their last commit
+  std::deque<line> lines;                     // in the order they happened
   std::vector<detail::journal_waiter> waiters;
   // The event loops writes are completed on, and which of them are gone; `completing` (the
   // writes of the batch being committed) is guarded by room->mutex.
@@ -134,7 +137,7 @@ struct sqlite_journal::impl {
   // Opening (sqlite_journal.cpp): every statement prepared; open intents loaded.
   bool prepare(std::error_code& ec, std::string& why);
   // The snapshot of a dirty record (`mutex` held), and what a successful commit of it tells.
-  static snapshot snapshot_of(const std::string& key, const entry& en);
+  static snapshot snapshot_of(record_node& node);
   static void committed_to(entry& en, const snapshot& s);
   bool load(std::error_code& ec, std::string& why);
   // Applies an event and queues it (`mutex` held); false for an unknown intent's event.

@@ -1,6 +1,10 @@
 // The journal's writer thread: group commit (one transaction for everything queued since the
 // last commit, then every waiting write completed), failed commits kept for the next one, and
 // the hourly purge of final intents past their audit retention.
+#ifdef __linux__
+#include <pthread.h>
+#endif
+
 #include <algorithm>
 #include <boost/asio/append.hpp>
 #include <boost/asio/associated_executor.hpp>
@@ -87,6 +91,10 @@ void sqlite_journal::impl::wait_for_work(std::unique_lock<std::mutex>& lock) {
 }
 
 void sqlite_journal::impl::writer_loop() noexcept {
+#ifdef __linux__
+  // Named in top, perf and debuggers (at most 15 characters).
+  pthread_setname_np(pthread_self(), "idem-journal");
+#endif
   std::unique_lock lock(mutex);
   for (;;) {
     wait_for_work(lock);
@@ -137,9 +145,9 @@ void sqlite_journal::impl::commit_batch() noexcept {
       std::lock_guard room_lock(room->mutex);
       std::lock_guard lock(mutex);
       snaps.reserve(dirty.size());
-      for (const auto& key : dirty) {
-        const auto it = records.find(key);
-        if (it != records.end()) snaps.push_back(snapshot_of(key, it->second));
+      for (record_node* node : dirty) {
+        node->second.queued = false;
+        snaps.push_back(snapshot_of(*node));
       }
       // In creation order: rows are then stored in that order, and the intents in flight at
       // once, created close together, share pages (a commit writes each page it touches).
@@ -160,17 +168,19 @@ void sqlite_journal::impl::commit_batch() noexcept {
       if (!ec) {
         lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(batch.size()));
         for (const auto& s : snaps) {
-          const auto it = records.find(s.key);
-          if (it == records.end()) continue;
-          entry& en = it->second;
+          entry& en = s.node->second;
           committed_to(en, s);
-          if (!en.record.is_open() && en.committed == en.version) records.erase(it);
+          if (!en.record.is_open() && en.committed == en.version && !en.queued)
+            records.erase(s.node->first);
         }
         commits.fetch_add(1, std::memory_order_relaxed);
       } else {
         // Kept for the next commit: the records stay dirty, the lines stay queued.
-        for (const auto& s : snaps)
-          if (records.contains(s.key)) dirty.insert(s.key);
+        for (const auto& s : snaps) {
+          if (s.node->second.queued) continue;
+          s.node->second.queued = true;
+          dirty.push_back(s.node);
+        }
       }
     }
   } catch (...) {
@@ -182,9 +192,9 @@ void sqlite_journal::impl::commit_batch() noexcept {
   completing.clear();
 }
 
-sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(const std::string& key,
-                                                                 const entry& en) {
-  snapshot s{.key = key, .seq = en.seq, .version = en.version, .how = row_write::whole};
+sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(record_node& node) {
+  const entry& en = node.second;
+  snapshot s{.node = &node, .seq = en.seq, .version = en.version, .how = row_write::whole};
   if (!en.in_file || en.what_version > en.committed) {
     s.whole = en.record;
     s.progress.state = en.record.state;
@@ -221,7 +231,7 @@ std::error_code sqlite_journal::impl::write_transaction(const std::vector<snapsh
         const bool with_state = s.how == row_write::progress_and_state;
         auto& update = with_state ? w.update_progress_and_state : w.update_progress;
         statement_use use(update);
-        detail::bind_progress(update, s.key, s.progress, with_state);
+        detail::bind_progress(update, s.node->first, s.progress, with_state);
         rc = update.step();
       }
       if (rc != SQLITE_DONE) break;
@@ -271,7 +281,7 @@ std::size_t sqlite_journal::impl::purge(wall_time cutoff) {
       ++it;
       continue;
     }
-    dirty.erase(it->first);
+    if (it->second.queued) std::erase(dirty, &*it);
     std::erase_if(lines, [&](const line& l) { return l.key == it->first; });
     it = records.erase(it);
   }

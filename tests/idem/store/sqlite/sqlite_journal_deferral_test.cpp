@@ -20,6 +20,24 @@ std::vector<timeline_entry::kind> kinds_of_deferral_test(const std::vector<timel
 
 class sqlite_journal_deferral_test : public journal_fixture {
  protected:
+  // After a process died with its last events uncommitted: not lost, not taken for done, but
+  // open and possibly sent, so a resume asks the server again under the same key (which
+  // replays its answer) instead of minting a new one or giving up; its timeline ends at the
+  // attempt's start.
+  void expect_reopened_open_and_maybe_sent(const intent& order) {
+    auto j = open();
+    ASSERT_TRUE(j);
+    const auto r = j->find(order.key());
+    ASSERT_TRUE(r) << "the intent was lost";
+    EXPECT_EQ(r->state, intent_state::open);
+    EXPECT_TRUE(r->maybe_sent());
+    EXPECT_EQ(r->what.key(), order.key());
+    EXPECT_EQ(r->what.body(), order.body());
+    EXPECT_EQ(kinds_of_deferral_test(j->timeline(order.key())),
+              (std::vector<timeline_entry::kind>{timeline_entry::kind::created,
+                                                 timeline_entry::kind::attempt_started}));
+  }
+
   // One intent as the client journals it: created and started waited for, the rest not.
   void one_intent(sqlite_journal& j, const intent& what) {
     ASSERT_FALSE(write_durable(j, created(what)));
@@ -98,17 +116,8 @@ TEST_F(sqlite_journal_deferral_test,
        reported(order, outcome_kind::succeeded, 201, R"({"id":"o-1"})", t0 + 2s)});
   ASSERT_EQ(status, 0);
 
-  auto j = open();
-  ASSERT_TRUE(j);
-  const auto r = j->find(order.key());
-  ASSERT_TRUE(r) << "the intent was lost";
-  // Not lost, not taken for done: open and possibly sent, so a resume asks the server again
-  // under the same key (which replays its answer) instead of minting a new one or giving up.
-  EXPECT_EQ(r->state, intent_state::open);
-  EXPECT_TRUE(r->maybe_sent());
-  EXPECT_EQ(r->what.key(), order.key());
-  EXPECT_EQ(r->what.body(), order.body());
-  EXPECT_EQ(j->open_intents().size(), 1u);
+  expect_reopened_open_and_maybe_sent(order);
+  EXPECT_EQ(open()->open_intents().size(), 1u);
 }
 
 TEST_F(sqlite_journal_deferral_test, EveryKindOfDeferredEventLostWithItsProcessLosesNothing) {
@@ -145,16 +154,7 @@ TEST_F(sqlite_journal_deferral_test, EveryKindOfDeferredEventLostWithItsProcessL
     const auto order = orders::create(sample_order(std::string("d-") + point.name));
     ASSERT_EQ(die_after_writing({created(order), started(order, 1, t0 + 1s)}, {point.event(order)}),
               0);
-    auto j = open();
-    ASSERT_TRUE(j);
-    const auto r = j->find(order.key());
-    ASSERT_TRUE(r) << "the intent was lost";
-    EXPECT_EQ(r->state, intent_state::open);
-    EXPECT_TRUE(r->maybe_sent());
-    EXPECT_EQ(r->what.body(), order.body());
-    EXPECT_EQ(kinds_of_deferral_test(j->timeline(order.key())),
-              (std::vector<timeline_entry::kind>{timeline_entry::kind::created,
-                                                 timeline_entry::kind::attempt_started}));
+    expect_reopened_open_and_maybe_sent(order);
   }
 }
 

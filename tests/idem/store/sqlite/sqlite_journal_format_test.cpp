@@ -81,5 +81,25 @@ TEST_F(sqlite_journal_format_test, OnlyACleanCloseLeavesTheCleanShutdownMark) {
   EXPECT_TRUE(j->find(a.key())->maybe_sent());
 }
 
+TEST_F(sqlite_journal_format_test, TheOrdersLookupsAreStoredByNameAndReadBackWhole) {
+  // 13 bytes in the row instead of about 220 of JSON (issue 47: bytes written per intent).
+  const auto order = orders::create(sample_order("f-named"));
+  const auto paid = orders::pay("ord_9", {.amount_minor = 10, .currency = "EUR"});
+  {
+    auto j = open();
+    ASSERT_TRUE(j);
+    ASSERT_FALSE(write_durable(*j, created(order)));
+    ASSERT_FALSE(write_durable(*j, created(paid)));
+  }
+  EXPECT_EQ(query_int(path(),
+                      "SELECT count(*) FROM intents WHERE lookup_kind IN "
+                      "('order_created', 'payment_captured')"),
+            2);
+  auto j = open();
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->find(order.key())->what.lookup(), order.lookup());
+  EXPECT_EQ(j->find(paid.key())->what.lookup(), paid.lookup());
+}
+
 }  // namespace
 }  // namespace idem::test::journal
