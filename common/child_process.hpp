@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -66,6 +67,9 @@ struct child_exit {
   std::chrono::duration<double> wall{};  ///< from its start to its reaping
   std::chrono::duration<double> cpu{};   ///< user + system time
   long max_rss_kib = 0;                  ///< peak resident memory (ru_maxrss)
+  /// What it sent to storage: ru_oublock (the kernel counts 512-byte blocks of writes it
+  /// caused, data and fsynced metadata alike) times 512.
+  std::uint64_t bytes_written = 0;
 
   /// Its exit status, or -1 when a signal ended it.
   [[nodiscard]] int exit_code() const noexcept;
