@@ -15,6 +15,7 @@ packages=(
   ca-certificates curl    # curl: scripts/demo.sh reads the server's /_mock/stats
   pkgconf                 # the installed-package test also links through idem.pc
   nodejs                  # the interop tests run idempotency layers written for Node
+  strace                  # scripts/perf.sh counts the journal's fsync calls per intent with it
 )
 
 # One line per installed architecture of a package: once scripts/arm64.sh has added arm64, a

@@ -9,6 +9,7 @@ child_usage usage_of(const idem::common::child_exit& end, std::string out) {
           .wall_s = end.wall.count(),
           .cpu_s = end.cpu.count(),
           .max_rss_kib = end.max_rss_kib,
+          .bytes_written = end.bytes_written,
           .out = std::move(out)};
 }
 

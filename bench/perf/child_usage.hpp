@@ -3,6 +3,7 @@
 // child-process helper, common/child_process.hpp): its exit, its own CPU time and peak RSS as
 // wait4 reports them, and its stdout.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,12 @@ namespace perf {
 
 /// What the kernel says a finished child cost.
 struct child_usage {
-  int exit_status = -1;  ///< exit code, or 128 + signal
-  double wall_s = 0;     ///< from spawn to reap
-  double cpu_s = 0;      ///< user + system
-  long max_rss_kib = 0;  ///< ru_maxrss
-  std::string out;       ///< what it wrote on stdout (that was not read as a line)
+  int exit_status = -1;             ///< exit code, or 128 + signal
+  double wall_s = 0;                ///< from spawn to reap
+  double cpu_s = 0;                 ///< user + system
+  long max_rss_kib = 0;             ///< ru_maxrss
+  std::uint64_t bytes_written = 0;  ///< sent to storage (common::child_exit::bytes_written)
+  std::string out;                  ///< what it wrote on stdout (that was not read as a line)
 };
 
 /// The figures of a child that ended, with `out`.

@@ -1,6 +1,9 @@
 #include "clients.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -23,6 +26,24 @@ std::vector<std::string> idem_argv(const client_setup& setup, const load_shape& 
   if (!shape.journal.empty()) argv.insert(argv.end(), {"--journal", shape.journal});
   return argv;
 }
+
+// The fsync-family system calls strace counted (its -c summary in `path`): the "total" row's
+// calls, 0 when there was none.
+std::uint64_t sync_calls_in(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::uint64_t total = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> f{std::istream_iterator<std::string>(fields),
+                               std::istream_iterator<std::string>()};
+    // % time, seconds, usecs/call, calls, [errors,] syscall
+    if (f.size() >= 5 && f.back() == "total") total = std::stoull(f[3]);
+  }
+  return total;
+}
+
+constexpr const char* sync_family = "trace=fsync,fdatasync,sync_file_range,syncfs,msync";
 
 // idem_raw_curl_load, idem_transport_load and idem_floor_load share their command line
 // (load_request.hpp).
@@ -79,10 +100,15 @@ const char* to_string(client_kind k) noexcept {
 
 sample run_client(const client_setup& setup, client_kind kind, const load_shape& shape) {
   remove_journal(shape.journal);
-  const auto argv = kind == client_kind::idem        ? idem_argv(setup, shape)
-                    : kind == client_kind::raw       ? baseline_argv(setup.raw_curl_load, shape)
-                    : kind == client_kind::transport ? baseline_argv(setup.transport_load, shape)
-                                                     : baseline_argv(setup.floor_load, shape);
+  auto argv = kind == client_kind::idem        ? idem_argv(setup, shape)
+              : kind == client_kind::raw       ? baseline_argv(setup.raw_curl_load, shape)
+              : kind == client_kind::transport ? baseline_argv(setup.transport_load, shape)
+                                               : baseline_argv(setup.floor_load, shape);
+  const std::string counts = setup.work_dir + "/strace-counts.txt";
+  if (!shape.strace.empty()) {
+    std::filesystem::remove(counts);
+    argv.insert(argv.begin(), {shape.strace, "-f", "-qq", "-c", "-o", counts, "-e", sync_family});
+  }
   const child_usage u = run_to_end(argv, setup.work_dir + "/clients.log", setup.cpu);
   remove_journal(shape.journal);
   sample s{.requests = shape.requests,
@@ -90,6 +116,7 @@ sample run_client(const client_setup& setup, client_kind kind, const load_shape&
            .wall_s = u.wall_s,
            .cpu_s = u.cpu_s,
            .max_rss_kib = u.max_rss_kib,
+           .bytes_written = u.bytes_written,
            .server_cpu_s = 0,
            .summary = last_json(u.out),
            .exit_status = u.exit_status};
@@ -99,6 +126,7 @@ sample run_client(const client_setup& setup, client_kind kind, const load_shape&
                              "/clients.log");
   }
   s.ok = s.summary.value(kind == client_kind::idem ? "succeeded" : "ok", std::uint64_t{0});
+  if (!shape.strace.empty()) s.sync_calls = sync_calls_in(counts);
   return s;
 }
 

@@ -4,6 +4,10 @@
 // is the one command that builds everything and runs this.
 #include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -50,8 +54,9 @@ common::program_spec program() {
       "  Measures idem-cli load against a raw libcurl client and the mock server against\n"
       "  SQLite's own rate, and writes the report.";
   const std::string_view footer =
-      "idem_minimal_server, idem_raw_curl_load, idem_transport_load, idem_floor_load and\n"
-      "idem_sqlite_pattern are taken from the directory of idem_perf.\n\n"
+      "idem_minimal_server, idem_raw_curl_load, idem_transport_load, idem_floor_load,\n"
+      "idem_sqlite_pattern and idem_journal_open are taken from the directory of idem_perf;\n"
+      "strace (for the fsync counts) from PATH.\n\n"
       "exit status: 0 the report is written; 1 the harness failed; 2 usage error.";
   return common::program_of("idem_perf", IDEM_VERSION_STRING, usage, std::move(flags),
                             std::string(footer));
@@ -81,6 +86,21 @@ void raise_file_limit() {
     r.rlim_cur = r.rlim_max;
     setrlimit(RLIMIT_NOFILE, &r);
   }
+}
+
+// `name`'s path in $PATH, or empty.
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  std::size_t from = 0;
+  while (from <= dirs.size()) {
+    const auto to = std::min(dirs.find(':', from), dirs.size());
+    const std::filesystem::path candidate =
+        std::filesystem::path(dirs.substr(from, to - from)) / name;
+    if (to > from && ::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    from = to + 1;
+  }
+  return {};
 }
 
 perf::sqlite_result run_sqlite_pattern(const std::string& program, const std::string& work_dir,
@@ -134,6 +154,8 @@ int main(int argc, char** argv) {
     perf::plan plan = perf::default_plan(quick);
     if (repetitions) plan.repetitions = static_cast<int>(*repetitions);
     const auto [client_cpu, server_cpu] = pin ? pinned_cpus() : std::pair{-1, -1};
+    // The fsync count of the device-cost table (n/a without strace; scripts/perf.sh installs it).
+    const std::string strace = find_on_path("strace");
 
     auto make_variant = [&](const std::string& name, const std::string& cli,
                             const std::string& server) {
@@ -148,7 +170,10 @@ int main(int argc, char** argv) {
                       .floor_load = name == "current" ? (self_dir / "idem_floor_load").string()
                                                       : std::string{},
                       .work_dir = work_dir,
-                      .cpu = client_cpu},
+                      .cpu = client_cpu,
+                      .strace = strace,
+                      .journal_open = name == "current" ? (self_dir / "idem_journal_open").string()
+                                                        : std::string{}},
           .servers = {.minimal_server = (self_dir / "idem_minimal_server").string(),
                       .mock_server = fs::absolute(server).string(),
                       .work_dir = work_dir,

@@ -30,7 +30,7 @@ std::string flagged(const std::string& v, const run_stats& s) {
 void targets_table(std::ostream& out, const report_input& in) {
   const auto checks =
       check_targets(in.measured, in.now, in.before ? &*in.before : nullptr, in.sqlite);
-  out << "| target (issue 9) | limit | measured | runs | " << (in.before ? "before | " : "")
+  out << "| target (issues 9, 47) | limit | measured | runs | " << (in.before ? "before | " : "")
       << "verdict |\n|---|---|---|---|" << (in.before ? "---|" : "") << "---|\n";
   for (const auto& t : checks) {
     out << "| " << t.name << " | " << t.limit_text << " | " << format_value(t.measured, t.unit)
@@ -135,6 +135,38 @@ void journal_section(std::ostream& out, const report_input& in) {
   if (in.before) row(*in.before);
 }
 
+void device_cost_section(std::ostream& out, const report_input& in) {
+  const auto& d = in.now.device_cost;
+  if (!d.measured) return;
+  const std::uint64_t n = d.rows.empty() ? 0 : d.rows.front().stats.requests;
+  out << "\n## Device cost per intent\n\n"
+      << "What one intent costs the device running the app: `idem-cli load` of " << n
+      << " orders against the minimal server, with the default memory store and with "
+         "`--journal` (durability `full`), the median of "
+      << in.measured.repetitions
+      << " runs each. **CPU**: the client process's user + system time; **bytes written**: what "
+         "it sent to storage (`ru_oublock` × 512: the journal's WAL, its checkpoints into the "
+         "database file and the file system's own journal for them); **fsync calls**: fsync, "
+         "fdatasync, sync_file_range, syncfs and msync, counted with `strace -f -c` in one more "
+         "run (each a flush of the disk's write cache: flash work and battery on a phone).\n\n"
+      << "| store | in flight | intents/s | CPU µs/intent | fsync calls/intent | bytes "
+         "written/intent |\n|---|---|---|---|---|---|\n";
+  for (const auto& r : d.rows) {
+    out << "| " << (r.journal ? "journal" : "memory") << " | " << r.concurrency << " | "
+        << flagged(num(r.stats.per_s), r.stats) << " | " << num(r.stats.cpu_us, 1) << " | "
+        << (r.syncs_per_intent ? num(*r.syncs_per_intent, 2) : std::string("n/a")) << " | "
+        << num(r.stats.written_bytes) << " |\n";
+  }
+  const auto& o = in.now.journal_open;
+  if (!o.measured) return;
+  out << "\nOpening a journal of " << num(static_cast<double>(o.final_intents)) << " final and "
+      << o.open_intents << " open intents (" << num(static_cast<double>(o.file_bytes) / 1e6, 1)
+      << " MB; `idem_journal_open`, median of " << o.repetitions << " opens): **"
+      << num(o.clean_ms, 2) << " ms** after a clean close (at most " << num(o.clean_max_ms, 2)
+      << " ms), " << num(o.unclean_ms, 2)
+      << " ms after a process that held it died (the open then runs `PRAGMA quick_check`).\n";
+}
+
 void layers_section(std::ostream& out, const report_input& in) {
   const auto& l = in.now.layers;
   if (!l.measured) return;
@@ -226,6 +258,7 @@ void write_report(std::ostream& out, const report_input& in) {
   if (in.before) memory_table(out, *in.before, "Before (" + in.before->name + "):");
   overshoot_section(out, in);
   journal_section(out, in);
+  device_cost_section(out, in);
   layers_section(out, in);
   sqlite_section(out, in);
   out << "\n## Machine\n\n| | |\n|---|---|\n";

@@ -21,6 +21,12 @@ std::optional<memory_per_inflight> memory_at(const variant_results& v, const poi
   return std::nullopt;
 }
 
+const device_cost_row* device_cost_result::find(bool journal, std::uint64_t concurrency) const {
+  for (const auto& r : rows)
+    if (r.journal == journal && r.concurrency == concurrency) return &r;
+  return nullptr;
+}
+
 std::optional<double> layers_result::transport_bytes_per_inflight() const {
   if (memory_at.concurrency <= 1 || memory.runs == 0 || memory_baseline.runs == 0) {
     return std::nullopt;

@@ -58,6 +58,36 @@ struct layers_result {
   [[nodiscard]] std::optional<double> transport_bytes_per_inflight() const;
 };
 
+/// What an intent costs the device (issue 47): `idem-cli load` with the memory store and with
+/// the journal, at 1 and at the target's in-flight count, against the minimal server. CPU and
+/// bytes written are the medians of the repetitions; the fsync-family calls are counted in one
+/// more run under strace. Measured for the current build only.
+struct device_cost_row {
+  bool journal = false;
+  std::uint64_t concurrency = 1;
+  run_stats stats;
+  std::optional<double> syncs_per_intent;  ///< nothing when strace is not installed
+};
+struct device_cost_result {
+  bool measured = false;
+  std::vector<device_cost_row> rows;
+  [[nodiscard]] const device_cost_row* find(bool journal, std::uint64_t concurrency) const;
+};
+
+/// idem_journal_open's figures (current build only): opening a journal of `final_intents`
+/// final and `open_intents` open intents after a clean close, and after a process that held it
+/// died (the full check).
+struct journal_open_result {
+  bool measured = false;
+  std::uint64_t final_intents = 0;
+  std::uint64_t open_intents = 0;
+  std::uint64_t file_bytes = 0;
+  int repetitions = 0;
+  double clean_ms = 0;  ///< median
+  double clean_max_ms = 0;
+  double unclean_ms = 0;  ///< median
+};
+
 /// One build's figures (the current one, or the baseline given with --before-*).
 struct variant_results {
   std::string name;
@@ -66,6 +96,8 @@ struct variant_results {
   overshoot_result overshoot;
   journal_result journal;
   layers_result layers;
+  device_cost_result device_cost;
+  journal_open_result journal_open;
 };
 
 /// idem_sqlite_pattern's rates.

@@ -202,6 +202,8 @@ variant_results runner::run_all() {
   out.journal = journal(base != nullptr ? base->at.requests : 20'000);
   out.layers = layers(base != nullptr ? base->at.requests : 20'000,
                       find_point(out, server_kind::minimal, plan_.memory_concurrency));
+  out.device_cost = device_cost();
+  out.journal_open = journal_open();
   return out;
 }
 

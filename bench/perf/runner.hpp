@@ -37,6 +37,9 @@ class runner {
   overshoot_result overshoot();
   journal_result journal(std::uint64_t requests);
   layers_result layers(std::uint64_t requests, const point_result* memory_point);
+  // device_cost.cpp: what an intent costs the device, memory store and journal.
+  device_cost_result device_cost();
+  journal_open_result journal_open();
 
   variant v_;
   const plan& plan_;

@@ -7,6 +7,7 @@ plan default_plan(bool quick) {
   if (quick) {
     p.repetitions = 1;
     p.run_seconds = 0.5;
+    p.device_requests = 500;
   }
   for (const server_kind server : {server_kind::minimal, server_kind::mock}) {
     for (const std::uint64_t c : {1u, 16u, 64u})

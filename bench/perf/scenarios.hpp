@@ -39,6 +39,8 @@ struct plan {
   std::uint64_t memory_concurrency = max_cli_concurrency;
   /// The in-flight count of the throughput, CPU and journal targets.
   std::uint64_t target_concurrency = 16;
+  /// Intents per run of the device-cost table (each of its four rows).
+  std::uint64_t device_requests = 2'000;
 };
 
 /// For each server, 1, 16 and 64 in flight answered at once (calibrated), and 1,000 and

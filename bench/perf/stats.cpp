@@ -14,19 +14,23 @@ double median(std::vector<double> values) {
 run_stats summarize(const std::vector<sample>& samples) {
   run_stats out;
   out.runs = samples.size();
-  std::vector<double> per_s, cpu, rss, server;
+  std::vector<double> per_s, cpu, rss, server, written;
   for (const auto& s : samples) {
     out.requests = s.requests;
     per_s.push_back(s.per_s());
     cpu.push_back(s.cpu_us_per_request());
     rss.push_back(static_cast<double>(s.max_rss_kib));
     server.push_back(s.requests > 0 ? s.server_cpu_s * 1e6 / static_cast<double>(s.requests) : 0);
+    written.push_back(s.requests > 0
+                          ? static_cast<double>(s.bytes_written) / static_cast<double>(s.requests)
+                          : 0);
     if (s.ok != s.requests) out.all_ok = false;
   }
   out.per_s = median(per_s);
   out.cpu_us = median(cpu);
   out.rss_kib = median(rss);
   out.server_cpu_us = median(server);
+  out.written_bytes = median(written);
   return out;
 }
 

@@ -21,6 +21,7 @@ struct run_stats {
   double cpu_us = 0;         ///< client CPU per request
   double rss_kib = 0;        ///< client peak RSS
   double server_cpu_us = 0;  ///< server CPU per request
+  double written_bytes = 0;  ///< client bytes sent to storage per request
   bool all_ok = true;        ///< every request of every run succeeded
 };
 

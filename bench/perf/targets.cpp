@@ -58,6 +58,29 @@ std::optional<double> overshoot_p99(const plan&, const variant_results& v, const
   return v.overshoot.p99_ms;
 }
 
+// Issue 47's: the journal's cost against the memory store's, at the target's point.
+std::optional<double> journal_throughput(const plan&, const variant_results& v,
+                                         const sqlite_result&) {
+  if (v.journal.with.runs == 0) return std::nullopt;
+  return ratio(v.journal.with.per_s, v.journal.without.per_s);
+}
+
+std::optional<double> journal_cpu(const plan&, const variant_results& v, const sqlite_result&) {
+  if (v.journal.with.runs == 0) return std::nullopt;
+  return ratio(v.journal.with.cpu_us, v.journal.without.cpu_us);
+}
+
+std::optional<double> journal_syncs(const plan&, const variant_results& v, const sqlite_result&) {
+  const device_cost_row* r = v.device_cost.find(/*journal=*/true, 1);
+  if (r == nullptr) return std::nullopt;
+  return r->syncs_per_intent;
+}
+
+std::optional<double> journal_open_ms(const plan&, const variant_results& v, const sqlite_result&) {
+  if (!v.journal_open.measured) return std::nullopt;
+  return v.journal_open.clean_ms;
+}
+
 }  // namespace
 
 double mock_creates_per_s(const variant_results& v, std::uint64_t concurrency) {
@@ -81,7 +104,10 @@ std::vector<target_check> check_targets(const plan& p, const variant_results& no
     range_of runs = nullptr;
   };
   const std::vector<spec> specs = {
-      {"throughput idem / raw libcurl, minimal server" + at_c, "≥ 0.95×", 0.95, true, "×",
+      // Issue 47 restated these two as guards that must keep holding: 0.95× and 1.1× were out
+      // of reach at the smallest server (the floor any intent layer pays is 1.01-1.05× raw
+      // libcurl's CPU).
+      {"throughput idem / raw libcurl, minimal server" + at_c, "≥ 0.85×", 0.85, true, "×",
        [](const plan& pl, const variant_results& v, const sqlite_result&) {
          return throughput(v, server_kind::minimal, pl.target_concurrency);
        },
@@ -91,7 +117,7 @@ std::vector<target_check> check_targets(const plan& p, const variant_results& no
          return throughput(v, server_kind::mock, pl.target_concurrency);
        },
        &runs_at<&point_result::throughput_runs, server_kind::mock>},
-      {"CPU per intent idem / raw libcurl, minimal server" + at_c, "≤ 1.1×", 1.1, false, "×",
+      {"CPU per intent idem / raw libcurl, minimal server" + at_c, "≤ 1.15×", 1.15, false, "×",
        [](const plan& pl, const variant_results& v, const sqlite_result&) {
          return cpu(v, server_kind::minimal, pl.target_concurrency);
        },
@@ -106,6 +132,14 @@ std::vector<target_check> check_targets(const plan& p, const variant_results& no
        "≤ 2048 B", 2048, false, " B", &extra_memory},
       {"mock server creates/s / SQLite's own rate (one transaction per create)" + at_c, "≥ 0.8×",
        0.8, true, "×", &against_sqlite},
+      {"throughput load --journal / load, minimal server" + at_c, "≥ 0.5×", 0.5, true, "×",
+       &journal_throughput},
+      {"CPU per intent load --journal / load, minimal server" + at_c, "≤ 2×", 2, false, "×",
+       &journal_cpu},
+      {"fsync-family calls per intent, journal, 1 in flight", "≤ 1.1", 1.1, false, "",
+       &journal_syncs},
+      {"journal open after a clean shutdown, 10,000 final and 100 open intents", "≤ 20 ms", 20,
+       false, " ms", &journal_open_ms},
       {"deadline overshoot p99 (" + std::to_string(p.overshoot_concurrency) +
            " in flight, all delayed past the deadline)",
        "≤ 2 ms", 2, false, " ms", &overshoot_p99},
