@@ -13,6 +13,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -101,8 +102,9 @@ inline void exec_sql(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
-// Runs `child` in a forked process and returns its exit status (-1 if it did not exit).
-// The child ends with _exit: nothing of the parent's (gtest, open journals) runs there.
+// Runs `child` in a forked process and returns its exit status (128 + the signal if a signal
+// ended it, -1 if it cannot be told). The child ends with _exit: nothing of the parent's (gtest,
+// open journals) runs there.
 inline int in_child_process(const std::function<int()>& child) {
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -114,8 +116,9 @@ inline int in_child_process(const std::function<int()>& child) {
     ::_exit(code);
   }
   int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // The exit status a child reports for an open: 0 if it opened, the journal_errc otherwise
@@ -144,14 +147,18 @@ class journal_fixture : public ::testing::Test {
   std::shared_ptr<sqlite_journal> open() { return open(options()); }
 
   // A process that writes `waited` (each made durable) and then `unwaited` (not waited for),
-  // and dies without closing anything (_exit: no destructor runs, the writer thread and the
-  // lock die with the process). 0 when every waited write was durable.
+  // and dies at once without closing anything (SIGKILL: no destructor runs, the writer thread
+  // and the lock die with the process; _exit would let TSan's runtime finalize for over a
+  // second while the writer thread went on and committed). 0 when every waited write was
+  // durable before it died.
   int die_after_writing(const std::vector<intent_event>& waited,
                         const std::vector<intent_event>& unwaited = {}) {
-    return in_child_process([&] {
+    const int status = in_child_process([&] {
       boost::asio::io_context child_io;
       std::error_code ec;
-      auto j = sqlite_journal::open(options(), ec);
+      auto o = options();
+      o.deferred_commit_delay = std::chrono::hours(1);  // nothing commits them but a write
+      auto j = sqlite_journal::open(o, ec);
       if (!j) return 10;
       std::size_t waiting = waited.size();
       bool failed = false;
@@ -162,11 +169,13 @@ class journal_fixture : public ::testing::Test {
         });
       while (waiting > 0 && child_io.run_one_for(30s) > 0) {
       }
+      if (waiting != 0 || failed) ::_exit(11);
       for (const auto& e : unwaited)
         j->write(e);
-      ::_exit(waiting == 0 && !failed ? 0 : 11);
+      ::raise(SIGKILL);
       return 12;
     });
+    return status == 128 + SIGKILL ? 0 : status;
   }
 
   // The error an open fails with (and its detail in `why`).
