@@ -141,8 +141,7 @@ TEST_F(CliCrash, KilledWithOutcomesNotYetCommittedResumesThemUnderTheirKeys) {
   load_killed_at("after-outcome:10");
   const auto counts = journal_counts();
   EXPECT_EQ(counts.value("intents", -1), intents) << counts.dump();
-  EXPECT_GE(counts.value("unresolved", -1), 1)
-      << counts.dump();
+  EXPECT_GE(counts.value("unresolved", -1), 1) << counts.dump();
   resumes_ = resume_to_the_end();
   expect_all_done_exactly_once("after-outcome:10");
 }
