@@ -118,7 +118,11 @@ std::optional<file_kind> inspect_file(const std::string& path, std::error_code& 
     return std::nullopt;
   }
   // Cut short since its last write: the header's page count (valid when its change counter
-  // matches the one it was written with) times the page size exceeds the file.
+  // matches the one it was written with) times the page size exceeds the file. Only without a
+  // WAL to replay: a checkpoint writes page 1 (the new count) before the pages that extend the
+  // file, so while one runs, or after a crash in one, the file is legitimately shorter and
+  // SQLite completes it from the WAL. A clean close (the case that skips quick_check) leaves
+  // no WAL.
   const auto u32 = [&](std::size_t at) {
     const auto* b = reinterpret_cast<const unsigned char*>(header) + at;
     return std::uint32_t{b[0]} << 24 | std::uint32_t{b[1]} << 16 | std::uint32_t{b[2]} << 8 |
@@ -127,7 +131,9 @@ std::optional<file_kind> inspect_file(const std::string& path, std::error_code& 
   const std::uint32_t raw_page_size = std::uint32_t{static_cast<unsigned char>(header[16])} << 8 |
                                       static_cast<unsigned char>(header[17]);
   const std::uint64_t page_size = raw_page_size == 1 ? 65536 : raw_page_size;
-  const std::uint64_t pages = u32(24) == u32(92) ? u32(28) : 0;
+  struct stat wal {};
+  const bool wal_to_replay = ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
+  const std::uint64_t pages = u32(24) == u32(92) && !wal_to_replay ? u32(28) : 0;
   if (pages * page_size > static_cast<std::uint64_t>(st.st_size)) {
     ec = journal_errc::corrupt;
     detail = path + " is truncated (" + std::to_string(st.st_size) + " bytes; its header counts " +

@@ -165,6 +165,28 @@ TEST_F(sqlite_journal_safety_test, TruncatedFileIsRefusedAsCorrupt) {
   EXPECT_EQ(read_bytes(path()), inside_header);
 }
 
+TEST_F(sqlite_journal_safety_test, AFileShorterThanItsHeaderSaysOpensWhileItsWalHasTheRest) {
+  // As a crash in the middle of a checkpoint leaves it (page 1, with the new page count, is
+  // written before the pages that extend the file): SQLite completes it from the WAL, so the
+  // open's size check must not call it truncated.
+  const auto order = orders::create(sample_order("m-wal"));
+  fill(3, 100);
+  // The process grows the file by some pages (so page 1, with the new count, is in the WAL),
+  // then dies before any checkpoint.
+  ASSERT_EQ(
+      die_after_writing({created(order), started(order, 1),
+                         reported(order, outcome_kind::succeeded, 201, std::string(30'000, 'r'))}),
+      0);
+  ASSERT_GT(std::filesystem::file_size(path() + "-wal"), 0u);
+  std::string bytes = read_bytes(path());
+  ASSERT_GE(bytes.size(), 100u);
+  bytes[28] = bytes[29] = 0x7f;  // the header's page count: far past the file's end
+  write_bytes(path(), bytes);
+  auto j = open();
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->find(order.key())->state, intent_state::succeeded);
+}
+
 TEST_F(sqlite_journal_safety_test, FileThatIsNotADatabaseIsNotAJournal) {
   std::string text;
   for (int i = 0; i < 500; ++i)
