@@ -20,6 +20,14 @@ std::vector<timeline_entry::kind> kinds_of_deferral_test(const std::vector<timel
 
 class sqlite_journal_deferral_test : public journal_fixture {
  protected:
+  // The deferred events wait for a write, a flush or the close, never for the clock: the
+  // tests below count commits and must not depend on how fast the machine is.
+  std::shared_ptr<sqlite_journal> open_without_timer() {
+    auto o = options();
+    o.deferred_commit_delay = std::chrono::hours(1);
+    return open(o);
+  }
+
   // After a process died with its last events uncommitted: not lost, not taken for done, but
   // open and possibly sent, so a resume asks the server again under the same key (which
   // replays its answer) instead of minting a new one or giving up; its timeline ends at the
@@ -48,7 +56,7 @@ class sqlite_journal_deferral_test : public journal_fixture {
 };
 
 TEST_F(sqlite_journal_deferral_test, AnIntentsEndRidesWithTheNextWaitedCommit) {
-  auto j = open();
+  auto j = open_without_timer();
   ASSERT_TRUE(j);
   const auto before = j->commits();
   constexpr int intents = 20;
@@ -69,7 +77,7 @@ TEST_F(sqlite_journal_deferral_test, AnIntentsEndRidesWithTheNextWaitedCommit) {
 }
 
 TEST_F(sqlite_journal_deferral_test, AFlushCommitsTheDeferredEvents) {
-  auto j = open();
+  auto j = open_without_timer();
   ASSERT_TRUE(j);
   const auto order = orders::create(sample_order("d-flush"));
   one_intent(*j, order);
@@ -81,7 +89,7 @@ TEST_F(sqlite_journal_deferral_test, AFlushCommitsTheDeferredEvents) {
 TEST_F(sqlite_journal_deferral_test, ClosingCommitsTheDeferredEvents) {
   const auto order = orders::create(sample_order("d-close"));
   {
-    auto j = open();
+    auto j = open_without_timer();
     ASSERT_TRUE(j);
     one_intent(*j, order);
   }
