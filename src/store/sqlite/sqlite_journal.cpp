@@ -18,8 +18,9 @@ using detail::statement_use;
 namespace {
 
 // The entry of a record read back from the file.
-sqlite_journal::impl::entry stored_entry(intent_record r, std::uint64_t seq) {
-  sqlite_journal::impl::entry en{.record = std::move(r), .seq = seq, .in_file = true};
+sqlite_journal::impl::entry stored_entry(intent_record r, std::uint64_t seq, std::int64_t rowid) {
+  sqlite_journal::impl::entry en{
+      .record = std::move(r), .seq = seq, .in_file = true, .rowid = rowid};
   en.file_state = en.record.state;
   en.file_finished_at = en.record.finished_at;
   return en;
@@ -41,7 +42,9 @@ bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
     prepare_one(w.db, w.begin, "BEGIN IMMEDIATE");
     prepare_one(w.db, w.commit, "COMMIT");
     prepare_one(w.db, w.rollback, "ROLLBACK");
+    prepare_one(w.db, w.insert, detail::insert_intent_sql);
     prepare_one(w.db, w.upsert, detail::upsert_intent_sql);
+    prepare_one(w.db, w.rowid_of, "SELECT rowid FROM intents WHERE key = ?1");
     prepare_one(w.db, w.update_progress, detail::update_progress_sql);
     prepare_one(w.db, w.update_progress_and_state, detail::update_progress_and_state_sql);
     prepare_one(w.db, w.insert_event, detail::insert_event_sql);
@@ -94,7 +97,8 @@ bool sqlite_journal::impl::load(std::error_code& ec, std::string& why) {
       }
       std::string key = r->what.key().str();
       open.emplace(seq, key);
-      records.emplace(std::move(key), stored_entry(std::move(*r), seq));
+      const auto rowid = detail::read_rowid(reader.open_intents);
+      records.emplace(std::move(key), stored_entry(std::move(*r), seq, rowid));
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
@@ -192,7 +196,8 @@ bool sqlite_journal::impl::record_locked(const intent_event& e) {
       open.emplace(seq, key);
     } else {
       if (!stored) return false;
-      it = records.emplace(key, stored_entry(std::move(stored->first), stored->second)).first;
+      it = records.emplace(key, stored_entry(std::move(stored->record), stored->seq, stored->rowid))
+               .first;
       if (it->second.record.is_open()) open.emplace(it->second.seq, key);
     }
   } else if (created) {

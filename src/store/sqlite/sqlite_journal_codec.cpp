@@ -102,11 +102,15 @@ wall_time from_millis(std::int64_t ms) noexcept {
   "first_attempt_at, finished_at, depends_on, path_bound, attempts, attempts_finished, " \
   "last_class, reached_server, state, last_outcome, final_status, final_body, error"
 
-const char* const upsert_intent_sql =
-    "INSERT INTO intents (" IDEM_INTENT_COLUMNS
-    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22) "
-    "ON CONFLICT (key) DO UPDATE SET method = excluded.method, path = excluded.path, "
+#define IDEM_INTENT_INSERT                                                                      \
+  "INSERT INTO intents (" IDEM_INTENT_COLUMNS                                                   \
+  ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, " \
+  "?19, ?20, ?21, ?22)"
+
+const char* const insert_intent_sql = IDEM_INTENT_INSERT;
+
+const char* const upsert_intent_sql = IDEM_INTENT_INSERT
+    " ON CONFLICT (key) DO UPDATE SET method = excluded.method, path = excluded.path, "
     "body = excluded.body, lookup_kind = excluded.lookup_kind, "
     "business_id = excluded.business_id, principal = excluded.principal, "
     "created_at = excluded.created_at, first_attempt_at = excluded.first_attempt_at, "
@@ -117,11 +121,13 @@ const char* const upsert_intent_sql =
     "last_outcome = excluded.last_outcome, final_status = excluded.final_status, "
     "final_body = excluded.final_body, error = excluded.error";
 
-const char* const select_intent_sql = "SELECT " IDEM_INTENT_COLUMNS " FROM intents WHERE key = ?1";
+const char* const select_intent_sql =
+    "SELECT " IDEM_INTENT_COLUMNS ", rowid FROM intents WHERE key = ?1";
 
 const char* const select_open_intents_sql =
-    "SELECT " IDEM_INTENT_COLUMNS " FROM intents WHERE state = 'open' ORDER BY seq";
+    "SELECT " IDEM_INTENT_COLUMNS ", rowid FROM intents WHERE state = 'open' ORDER BY seq";
 
+#undef IDEM_INTENT_INSERT
 #undef IDEM_INTENT_COLUMNS
 
 const char* const insert_event_sql =
@@ -193,14 +199,18 @@ std::optional<intent_record> read_intent(const sqlite_statement& s, std::uint64_
   return r;
 }
 
+std::int64_t read_rowid(const sqlite_statement& s) {
+  return s.column_int(22);
+}
+
 #define IDEM_PROGRESS_COLUMNS                                                       \
   "first_attempt_at = ?2, attempts = ?3, attempts_finished = ?4, last_class = ?5, " \
   "reached_server = ?6, last_outcome = ?7, final_status = ?8, final_body = ?9, error = ?10"
 
 const char* const update_progress_sql =
-    "UPDATE intents SET " IDEM_PROGRESS_COLUMNS " WHERE key = ?1";
+    "UPDATE intents SET " IDEM_PROGRESS_COLUMNS " WHERE rowid = ?1";
 const char* const update_progress_and_state_sql =
-    "UPDATE intents SET " IDEM_PROGRESS_COLUMNS ", state = ?11, finished_at = ?12 WHERE key = ?1";
+    "UPDATE intents SET " IDEM_PROGRESS_COLUMNS ", state = ?11, finished_at = ?12 WHERE rowid = ?1";
 
 #undef IDEM_PROGRESS_COLUMNS
 
@@ -218,9 +228,9 @@ intent_progress progress_of(const intent_record& r) {
           .error = r.error};
 }
 
-void bind_progress(sqlite_statement& s, const std::string& key, const intent_progress& p,
+void bind_progress(sqlite_statement& s, std::int64_t rowid, const intent_progress& p,
                    bool with_state) {
-  s.bind_text_ref(1, key);
+  s.bind(1, rowid);
   s.bind_optional(2, optional_millis(p.first_attempt_at));
   s.bind(3, p.attempts);
   s.bind(4, p.attempts_finished);

@@ -21,7 +21,10 @@ inline constexpr std::size_t max_stored_final_body = 64 * 1024;
 [[nodiscard]] wall_time from_millis(std::int64_t ms) noexcept;
 
 // Statements over the `intents` table. Those that select rows select the columns read_intent
-// reads; upsert_intent_sql takes the parameters bind_intent binds.
+// reads, then the row's rowid (read_rowid); insert_intent_sql and upsert_intent_sql take the
+// parameters bind_intent binds. A row is found by its rowid once written (the updates below):
+// the key's index is walked once per intent, when it is read back or inserted.
+extern const char* const insert_intent_sql;  ///< a new row only (no conflict clause)
 extern const char* const upsert_intent_sql;
 extern const char* const select_intent_sql;        ///< ?1 = key
 extern const char* const select_open_intents_sql;  ///< oldest first
@@ -39,6 +42,8 @@ void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq)
 /// state name).
 [[nodiscard]] std::optional<intent_record> read_intent(const sqlite_statement& s,
                                                        std::uint64_t& seq);
+/// The rowid of the current row of a statement that selects the intent columns.
+[[nodiscard]] std::int64_t read_rowid(const sqlite_statement& s);
 
 /// The columns of an intent's row that its events change once it is written down: everything
 /// but the intent itself (key, method, path, body, lookup, principal, creation, dependency).
@@ -58,12 +63,12 @@ struct intent_progress {
 };
 [[nodiscard]] intent_progress progress_of(const intent_record& r);
 
-/// ?1 = key: the progress columns but state and finished_at (which indexes cover).
+/// ?1 = rowid: the progress columns but state and finished_at (which indexes cover).
 extern const char* const update_progress_sql;
-/// ?1 = key: the progress columns, state and finished_at included.
+/// ?1 = rowid: the progress columns, state and finished_at included.
 extern const char* const update_progress_and_state_sql;
 /// Binds the parameters of either update statement.
-void bind_progress(sqlite_statement& s, const std::string& key, const intent_progress& p,
+void bind_progress(sqlite_statement& s, std::int64_t rowid, const intent_progress& p,
                    bool with_state);
 
 /// Binds every parameter of insert_event_sql.

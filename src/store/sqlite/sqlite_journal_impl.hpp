@@ -64,6 +64,7 @@ struct sqlite_journal::impl {
     // progress, with the indexed state and finish time only when they changed.
     std::uint64_t what_version = 0;  // the version that last changed the intent itself
     bool in_file = false;            // its row exists
+    std::int64_t rowid = 0;          // its row's, once in_file: how commits find the row
     intent_state file_state = intent_state::open;
     std::optional<wall_time> file_finished_at{};
     bool queued = false;  // in `dirty`
@@ -85,13 +86,14 @@ struct sqlite_journal::impl {
     std::uint64_t seq;
     std::uint64_t version;
     row_write how;
+    std::int64_t rowid = 0;                // 0: a new row, its rowid learnt by the insert
     std::optional<intent_record> whole{};  // for row_write::whole
     detail::intent_progress progress{};    // for the others (its state and finish time: all)
   };
   // The connection the writer thread commits on (purge_final_before shares it).
   struct writer_side {
     detail::sqlite_connection db;
-    detail::sqlite_statement begin, commit, rollback, upsert, update_progress,
+    detail::sqlite_statement begin, commit, rollback, insert, upsert, rowid_of, update_progress,
         update_progress_and_state, insert_event, purge_events, purge_intents;
   };
   // A connection for reads beside the writer (the only one of a read-only journal).
@@ -142,8 +144,13 @@ struct sqlite_journal::impl {
   bool load(std::error_code& ec, std::string& why);
   // Applies an event and queues it (`mutex` held); false for an unknown intent's event.
   bool record_locked(const intent_event& e);
-  // The stored record of `key` and its seq (sqlite_journal_reads.cpp).
-  std::optional<std::pair<intent_record, std::uint64_t>> read_record(const std::string& key) const;
+  // The stored record of `key`, its seq and rowid (sqlite_journal_reads.cpp).
+  struct stored_record {
+    intent_record record;
+    std::uint64_t seq = 0;
+    std::int64_t rowid = 0;
+  };
+  std::optional<stored_record> read_record(const std::string& key) const;
   // Watches the event loop of `w` (its first write there: journal_context_watch.hpp).
   void watch(const detail::journal_waiter& w);
   // `ctx` is going (room->mutex held): its waiting writes are dropped, uncompleted.
@@ -153,8 +160,10 @@ struct sqlite_journal::impl {
   // Waits (`lock` held on `mutex`) until there is something to commit now.
   void wait_for_work(std::unique_lock<std::mutex>& lock);
   void commit_batch() noexcept;
-  std::error_code write_transaction(const std::vector<snapshot>& snaps,
-                                    const std::vector<line>& batch);
+  // Writes `snaps` (learning the rowids of new rows) and `batch` in one transaction.
+  std::error_code write_transaction(std::vector<snapshot>& snaps, const std::vector<line>& batch);
+  // Writes the whole row of `s`; SQLITE_DONE or the error.
+  int write_whole_row(snapshot& s);
   std::size_t purge(wall_time cutoff);
 };
 

@@ -7,7 +7,7 @@ namespace idem {
 
 using detail::statement_use;
 
-std::optional<std::pair<intent_record, std::uint64_t>> sqlite_journal::impl::read_record(
+std::optional<sqlite_journal::impl::stored_record> sqlite_journal::impl::read_record(
     const std::string& key) const {
   std::lock_guard lock(read_mutex);
   if (!reader.has_schema) return std::nullopt;
@@ -17,7 +17,7 @@ std::optional<std::pair<intent_record, std::uint64_t>> sqlite_journal::impl::rea
   std::uint64_t seq = 0;
   auto r = detail::read_intent(reader.intent, seq);
   if (!r) return std::nullopt;
-  return std::pair{std::move(*r), seq};
+  return stored_record{std::move(*r), seq, detail::read_rowid(reader.intent)};
 }
 
 std::optional<intent_record> sqlite_journal::find(const idempotency_key& key) const {
@@ -29,7 +29,7 @@ std::optional<intent_record> sqlite_journal::find(const idempotency_key& key) co
   // Not in memory: final and committed (or unknown), so the file has the latest state.
   auto stored = d_->read_record(key.str());
   if (!stored) return std::nullopt;
-  return std::move(stored->first);
+  return std::move(stored->record);
 }
 
 std::vector<intent_record> sqlite_journal::open_intents() const {

@@ -194,7 +194,11 @@ void sqlite_journal::impl::commit_batch() noexcept {
 
 sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(record_node& node) {
   const entry& en = node.second;
-  snapshot s{.node = &node, .seq = en.seq, .version = en.version, .how = row_write::whole};
+  snapshot s{.node = &node,
+             .seq = en.seq,
+             .version = en.version,
+             .how = row_write::whole,
+             .rowid = en.in_file ? en.rowid : 0};
   if (!en.in_file || en.what_version > en.committed) {
     s.whole = en.record;
     s.progress.state = en.record.state;
@@ -211,27 +215,58 @@ sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(record_node& no
 void sqlite_journal::impl::committed_to(entry& en, const snapshot& s) {
   en.committed = std::max(en.committed, s.version);
   en.in_file = true;
+  en.rowid = s.rowid;
   if (s.how != row_write::progress) {
     en.file_state = s.progress.state;
     en.file_finished_at = s.progress.finished_at;
   }
 }
 
-std::error_code sqlite_journal::impl::write_transaction(const std::vector<snapshot>& snaps,
+int sqlite_journal::impl::write_whole_row(snapshot& s) {
+  auto& w = *writer;
+  if (s.rowid == 0) {  // a new intent: its row, and the rowid its later writes find it by
+    int rc = SQLITE_OK;
+    {
+      statement_use use(w.insert);
+      detail::bind_intent(w.insert, *s.whole, s.seq);
+      rc = w.insert.step();
+    }
+    if (rc == SQLITE_DONE) {
+      s.rowid = sqlite3_last_insert_rowid(w.db.get());
+      return rc;
+    }
+    // Not expected (a known key's created changes nothing, and a row read back has its
+    // rowid); if the key has a row after all, it is rewritten below and its rowid read.
+    if ((rc & 0xff) != SQLITE_CONSTRAINT) return rc;
+  }
+  int rc = SQLITE_OK;
+  {
+    statement_use use(w.upsert);
+    detail::bind_intent(w.upsert, *s.whole, s.seq);
+    rc = w.upsert.step();
+  }
+  if (rc != SQLITE_DONE || s.rowid != 0) return rc;
+  statement_use use(w.rowid_of);
+  w.rowid_of.bind_text_ref(1, s.node->first);
+  rc = w.rowid_of.step();
+  if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+  s.rowid = w.rowid_of.column_int(0);
+  return SQLITE_DONE;
+}
+
+std::error_code sqlite_journal::impl::write_transaction(std::vector<snapshot>& snaps,
                                                         const std::vector<line>& batch) {
   auto& w = *writer;
   int rc = run(w.begin);
   if (rc == SQLITE_DONE) {
-    for (const auto& s : snaps) {
+    for (auto& s : snaps) {
       if (s.how == row_write::whole) {
-        statement_use use(w.upsert);
-        detail::bind_intent(w.upsert, *s.whole, s.seq);
-        rc = w.upsert.step();
+        rc = write_whole_row(s);
       } else {
         const bool with_state = s.how == row_write::progress_and_state;
         auto& update = with_state ? w.update_progress_and_state : w.update_progress;
         statement_use use(update);
-        detail::bind_progress(update, s.node->first, s.progress, with_state);
+        detail::bind_progress(update, s.rowid, s.progress, with_state);
         rc = update.step();
       }
       if (rc != SQLITE_DONE) break;
