@@ -56,12 +56,13 @@ struct sample {
 struct client_setup {
   std::string idem_cli;
   std::string raw_curl_load;
-  std::string transport_load;  ///< empty: not measured (a --before build has none of its own)
-  std::string floor_load;      ///< empty: not measured, as transport_load
-  std::string work_dir;        ///< their stderr goes to clients.log here
-  int cpu = -1;                ///< the one CPU every client runs on; -1: not pinned
-  std::string strace{};        ///< strace, to count fsyncs; empty: not installed (n/a)
-  std::string journal_open{};  ///< idem_journal_open; empty: not measured (a --before build)
+  std::string transport_load;   ///< empty: not measured (a --before build has none of its own)
+  std::string floor_load;       ///< empty: not measured, as transport_load
+  std::string work_dir;         ///< their stderr goes to clients.log here
+  int cpu = -1;                 ///< the one CPU every client runs on; -1: not pinned
+  std::string strace{};         ///< strace, to count fsyncs; empty: not installed (n/a)
+  std::string journal_open{};   ///< idem_journal_open; empty: not measured (a --before build)
+  std::string journal_floor{};  ///< idem_journal_floor; the same
 };
 
 /// Runs `kind` with `shape` to its end. Throws std::runtime_error if it printed no JSON.

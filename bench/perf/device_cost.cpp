@@ -2,7 +2,10 @@
 // and at the target's in-flight count, against the minimal server; and how long opening a
 // journal takes (idem_journal_open). For the current build only: an older idem-cli's figures
 // would be measured the same way, but its journal is not the one the targets are about.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "child_usage.hpp"
 #include "runner.hpp"
@@ -73,6 +76,37 @@ journal_open_result runner::journal_open() {
   out.clean_ms = j.value("clean_ms", 0.0);
   out.clean_max_ms = j.value("clean_max_ms", 0.0);
   out.unclean_ms = j.value("unclean_ms", 0.0);
+  return out;
+}
+
+journal_floor_result runner::journal_floor(double observed) {
+  journal_floor_result out;
+  if (v_.clients.journal_floor.empty()) return out;
+  std::string per_commit = "1,16";
+  if (observed >= 1.5 && std::lround(observed) != 16)
+    per_commit.append(",").append(std::to_string(std::lround(observed)));
+  tell(v_.name, "the journal's floor: raw SQLite, " + per_commit + " intents per commit");
+  // On the clients' CPU, as the journal's writer thread runs there.
+  const child_usage u =
+      run_to_end({v_.clients.journal_floor, "--dir", v_.servers.work_dir, "--per-commit",
+                  per_commit, "--repetitions", std::to_string(std::max(plan_.repetitions / 2, 1))},
+                 v_.servers.work_dir + "/clients.log", v_.clients.cpu);
+  const auto j = nlohmann::json::parse(u.out, nullptr, false);
+  if (u.exit_status != 0 || !j.is_object() || !j.contains("shapes")) {
+    tell(v_.name, "  idem_journal_floor failed (exit status " + std::to_string(u.exit_status) +
+                      "); see clients.log");
+    return out;
+  }
+  out.measured = true;
+  out.intents = j.value("intents", std::uint64_t{0});
+  out.repetitions = j.value("repetitions", 0);
+  for (const auto& s : j["shapes"])
+    out.shapes.push_back({.per_commit = s.value("per_commit", 0.0),
+                          .full_cpu_us = s.value("full_cpu_us", 0.0),
+                          .off_cpu_us = s.value("off_cpu_us", 0.0),
+                          .commit_wall_us = s.value("commit_wall_us", 0.0)});
+  std::sort(out.shapes.begin(), out.shapes.end(),
+            [](const auto& a, const auto& b) { return a.per_commit < b.per_commit; });
   return out;
 }
 

@@ -128,5 +128,16 @@ TEST(JournalTargets, AreNotMeasuredWithoutTheirRuns) {
   EXPECT_EQ(verdict(find_target(all, "journal open after a clean shutdown")), "n/a");
 }
 
+TEST(JournalFloor, FindsTheShapeOfTheCommitsObservedRounded) {
+  journal_floor_result f{.measured = true, .intents = 20'000, .repetitions = 1, .shapes = {}};
+  for (const double k : {1.0, 6.0, 16.0})
+    f.shapes.push_back({.per_commit = k, .full_cpu_us = 100 / k, .off_cpu_us = 5});
+  // 1 / 0.18 fsync calls per intent: the commits carried 5.6 intents each.
+  ASSERT_NE(f.at(1 / 0.18), nullptr);
+  EXPECT_EQ(f.at(1 / 0.18)->per_commit, 6.0);
+  EXPECT_EQ(f.at(16)->full_cpu_us, 100 / 16.0);
+  EXPECT_EQ(f.at(3), nullptr) << "no shape was measured at 3";
+}
+
 }  // namespace
 }  // namespace perf

@@ -173,7 +173,10 @@ int main(int argc, char** argv) {
                       .cpu = client_cpu,
                       .strace = strace,
                       .journal_open = name == "current" ? (self_dir / "idem_journal_open").string()
-                                                        : std::string{}},
+                                                        : std::string{},
+                      .journal_floor = name == "current"
+                                           ? (self_dir / "idem_journal_floor").string()
+                                           : std::string{}},
           .servers = {.minimal_server = (self_dir / "idem_minimal_server").string(),
                       .mock_server = fs::absolute(server).string(),
                       .work_dir = work_dir,

@@ -167,6 +167,50 @@ void device_cost_section(std::ostream& out, const report_input& in) {
       << " ms after a process that held it died (the open then runs `PRAGMA quick_check`).\n";
 }
 
+void journal_floor_section(std::ostream& out, const report_input& in) {
+  const auto& f = in.now.journal_floor;
+  if (!f.measured || f.shapes.empty()) return;
+  out << "\n## The journal's floor\n\n"
+      << "`idem_journal_floor`: raw SQLite " << in.sqlite.version
+      << " with no idem code, on the clients' CPU and in the same directory, doing only what "
+         "write-ahead needs for each intent whatever the design: its row (key, path, exact "
+         "body, business ID) before its first byte, one update before the first byte (the "
+         "durable point), one update with its outcome riding with a later commit. Rows are "
+         "found by rowid, with no secondary index and no timeline: less than idem's journal "
+         "writes. k intents' durable points to a commit (and the previous group's outcomes); "
+         "durability `full` (`synchronous = FULL`: one fdatasync a commit) and no flush at all "
+         "(`OFF`: SQLite's own work); medians over "
+      << f.repetitions << " run" << (f.repetitions == 1 ? "" : "s") << " of each.\n\n"
+      << "| intents per commit | CPU µs/intent, durability full | CPU µs/intent, no flush | the "
+         "flushes' CPU µs/commit | wall µs/commit, full |\n|---|---|---|---|---|\n";
+  for (const auto& s : f.shapes) {
+    out << "| " << num(s.per_commit) << " | " << num(s.full_cpu_us, 1) << " | "
+        << num(s.off_cpu_us, 1) << " | " << num((s.full_cpu_us - s.off_cpu_us) * s.per_commit)
+        << " | " << num(s.commit_wall_us) << " |\n";
+  }
+  const std::uint64_t c = in.measured.target_concurrency;
+  const device_cost_row* memory = in.now.device_cost.find(false, c);
+  const device_cost_row* journal = in.now.device_cost.find(true, c);
+  if (memory == nullptr || journal == nullptr || !journal->syncs_per_intent ||
+      *journal->syncs_per_intent <= 0)
+    return;
+  const double k = 1.0 / *journal->syncs_per_intent;
+  const journal_floor_shape* seen = f.at(k);
+  const journal_floor_shape* all = f.at(static_cast<double>(c));
+  out << "\nAt " << c << " in flight the memory store spent " << num(memory->stats.cpu_us, 1)
+      << " µs of CPU per intent (the device-cost table), so the target of at most 2× leaves "
+      << num(memory->stats.cpu_us, 1) << " µs per intent for the journal; idem's journal spent "
+      << num(journal->stats.cpu_us - memory->stats.cpu_us, 1) << " µs more, its commits carrying "
+      << num(k, 1) << " intents each (1 / its fsync calls per intent).";
+  if (seen != nullptr)
+    out << " At that many intents per commit the floor above is " << num(seen->full_cpu_us, 1)
+        << " µs.";
+  if (all != nullptr)
+    out << " With all " << c << " in flight in every commit it would be "
+        << num(all->full_cpu_us, 1) << " µs.";
+  out << "\n";
+}
+
 void layers_section(std::ostream& out, const report_input& in) {
   const auto& l = in.now.layers;
   if (!l.measured) return;
@@ -259,6 +303,7 @@ void write_report(std::ostream& out, const report_input& in) {
   overshoot_section(out, in);
   journal_section(out, in);
   device_cost_section(out, in);
+  journal_floor_section(out, in);
   layers_section(out, in);
   sqlite_section(out, in);
   out << "\n## Machine\n\n| | |\n|---|---|\n";

@@ -1,5 +1,7 @@
 #include "results.hpp"
 
+#include <cmath>
+
 namespace perf {
 
 const point_result* find_point(const variant_results& v, server_kind server,
@@ -24,6 +26,12 @@ std::optional<memory_per_inflight> memory_at(const variant_results& v, const poi
 const device_cost_row* device_cost_result::find(bool journal, std::uint64_t concurrency) const {
   for (const auto& r : rows)
     if (r.journal == journal && r.concurrency == concurrency) return &r;
+  return nullptr;
+}
+
+const journal_floor_shape* journal_floor_result::at(double per_commit) const {
+  for (const auto& s : shapes)
+    if (std::lround(s.per_commit) == std::lround(per_commit)) return &s;
   return nullptr;
 }
 

@@ -88,6 +88,23 @@ struct journal_open_result {
   double unclean_ms = 0;  ///< median
 };
 
+/// idem_journal_floor's figures (current build only): raw SQLite doing only what write-ahead
+/// needs per intent, `per_commit` intents to a commit, with durability full and with no flush.
+struct journal_floor_shape {
+  double per_commit = 0;
+  double full_cpu_us = 0;     ///< CPU µs per intent, synchronous = FULL (one fdatasync a commit)
+  double off_cpu_us = 0;      ///< the same with synchronous = OFF: SQLite's own work
+  double commit_wall_us = 0;  ///< wall µs per commit with FULL
+};
+struct journal_floor_result {
+  bool measured = false;
+  std::uint64_t intents = 0;
+  int repetitions = 0;
+  std::vector<journal_floor_shape> shapes;
+  /// The shape measured at `per_commit` (rounded), if any.
+  [[nodiscard]] const journal_floor_shape* at(double per_commit) const;
+};
+
 /// One build's figures (the current one, or the baseline given with --before-*).
 struct variant_results {
   std::string name;
@@ -98,6 +115,7 @@ struct variant_results {
   layers_result layers;
   device_cost_result device_cost;
   journal_open_result journal_open;
+  journal_floor_result journal_floor;
 };
 
 /// idem_sqlite_pattern's rates.

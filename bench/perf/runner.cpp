@@ -204,6 +204,9 @@ variant_results runner::run_all() {
                       find_point(out, server_kind::minimal, plan_.memory_concurrency));
   out.device_cost = device_cost();
   out.journal_open = journal_open();
+  const device_cost_row* busy = out.device_cost.find(true, plan_.target_concurrency);
+  const bool counted = busy != nullptr && busy->syncs_per_intent && *busy->syncs_per_intent > 0;
+  out.journal_floor = journal_floor(counted ? 1.0 / *busy->syncs_per_intent : 0.0);
   return out;
 }
 

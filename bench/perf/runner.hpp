@@ -40,6 +40,9 @@ class runner {
   // device_cost.cpp: what an intent costs the device, memory store and journal.
   device_cost_result device_cost();
   journal_open_result journal_open();
+  // The least any SQLite journal spends per intent here, at 1, 16 and `observed` intents per
+  // commit (the journal's own at the target's in-flight count; 0: not known).
+  journal_floor_result journal_floor(double observed);
 
   variant v_;
   const plan& plan_;

@@ -22,55 +22,16 @@
 
 #include "mock_server/storage/schema.hpp"
 #include "mock_server/storage/sqlite.hpp"
+#include "raw_sqlite.hpp"
 #include "sqlite_pattern_statements.hpp"
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-void check(int rc, sqlite3* db, const char* what) {
-  if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) {
-    throw std::runtime_error(std::string(what) + ": " + sqlite3_errmsg(db));
-  }
-}
-
-void exec(sqlite3* db, const char* sql) {
-  check(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), db, sql);
-}
-
-// A prepared statement kept for the whole run and reset after every use, like the server's.
-class statement {
- public:
-  statement(sqlite3* db, const char* sql) : db_(db) {
-    check(sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr), db, sql);
-  }
-  ~statement() { sqlite3_finalize(stmt_); }
-  statement(const statement&) = delete;
-  statement& operator=(const statement&) = delete;
-
-  statement& bind(int i, const std::string& text) {
-    sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  statement& bind(int i, std::int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  /// Steps through every row; returns the number of rows.
-  int run() {
-    int rows = 0;
-    int rc = 0;
-    while ((rc = sqlite3_step(stmt_)) == SQLITE_ROW)
-      ++rows;
-    check(rc, db_, "step");
-    sqlite3_reset(stmt_);
-    return rows;
-  }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
+using perf::check;
+using perf::exec;
+using perf::statement;
 
 struct statements {
   explicit statements(sqlite3* db)
