@@ -6,7 +6,8 @@
 #  2. public headers (include/idem) that only some parts may include: every module sees them all,
 #     so the arrows that end in the public API are checked here by name;
 #  3. the two programs' sides: the SDK (include/, src/) never names the mock server, and the mock
-#     server never names the SDK (it is not on its include path either; this says why).
+#     server never names the SDK (it is not on its include path either; this says why);
+#  4. a system's own headers (POSIX, Windows) only in src/platform, never in a public header.
 # Each rule reads the quoted and angled includes of a file as text; a violation names the file,
 # the line's include and the rule.
 if(NOT SOURCE_DIR)
@@ -36,9 +37,9 @@ function(includes_of out dir)
 endfunction()
 
 # Rule NAME: in the includes of DIR, those matching FORBID (a regex) are violations, unless they
-# match ALLOW.
+# match ALLOW, or the including file (its path from the checkout) matches EXCEPT_FILES.
 function(rule name dir)
-  cmake_parse_arguments(ARG "RECURSE" "FORBID;ALLOW" "" ${ARGN})
+  cmake_parse_arguments(ARG "RECURSE" "FORBID;ALLOW;EXCEPT_FILES" "" ${ARGN})
   if(ARG_RECURSE)
     includes_of(pairs ${dir} RECURSE)
   else()
@@ -48,6 +49,9 @@ function(rule name dir)
     string(REPLACE "|" ";" parts "${pair}")
     list(GET parts 0 file)
     list(GET parts 1 target)
+    if(ARG_EXCEPT_FILES AND file MATCHES "${ARG_EXCEPT_FILES}")
+      continue()
+    endif()
     if(target MATCHES "${ARG_FORBID}" AND NOT (ARG_ALLOW AND target MATCHES "${ARG_ALLOW}"))
       list(APPEND violations "${file}: #include \"${target}\": ${name}")
     endif()
@@ -63,8 +67,9 @@ endforeach()
 
 # 2. The public headers each part may include.
 rule("public headers include only public headers" include RECURSE
-  FORBID "^(src|mock_server|common|tests|util|policy|intent|orders|store|transport|flight|client|testing)/")
+  FORBID "^(src|mock_server|common|tests|util|platform|policy|intent|orders|store|transport|flight|client|testing)/")
 rule("util is below everything: no public header of idem" src/util FORBID "^idem/")
+rule("platform is below everything: no public header of idem" src/platform FORBID "^idem/")
 rule("policy is pure decisions: it never touches a transport, a store or the client" src/policy
   FORBID "^idem/" ALLOW
   "^idem/(backoff|business_lookup|classify|deadline|http_headers|lookup_verdict|retry_budget|server_profile)\\.hpp$")
@@ -85,6 +90,16 @@ endforeach()
 foreach(dir mock_server common)
   rule("the mock server never reaches the SDK" ${dir} RECURSE FORBID "^(idem|src)/")
 endforeach()
+
+# 4. The SDK's calls to one system go through src/platform, which has a POSIX and a Windows side
+# (docs/PLATFORMS.md); the public headers name no system's headers, so that they compile
+# everywhere. Exceptions by design: the epoll set (Linux's own, compiled on Linux
+# only) and the test kit (POSIX only, as the child-process helper it carries).
+set(system_headers "^(unistd|fcntl|pthread|poll|signal|spawn|dirent|netdb|windows|winsock2|ws2tcpip|io|process)\\.h$|^(sys|netinet|arpa|linux)/")
+rule("system calls of one system go through src/platform" src RECURSE FORBID "${system_headers}"
+  EXCEPT_FILES "^src/(platform|testing)/|^src/transport/curl_epoll_socket_set\\.cpp$")
+rule("public headers name no system's own headers" include RECURSE FORBID "${system_headers}"
+  EXCEPT_FILES "^include/idem/testing/")
 
 if(violations)
   list(LENGTH violations count)

@@ -1,7 +1,6 @@
 #include "intent/key_entropy.hpp"
 
 #include <openssl/rand.h>
-#include <pthread.h>
 
 #include <array>
 #include <atomic>
@@ -10,6 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <new>
+
+#include "platform/process.hpp"
 
 namespace idem::detail {
 namespace {
@@ -21,7 +22,7 @@ constexpr std::size_t buffer_size = 4096;
 // Bumped in the child of every fork: a buffer filled under another generation is stale.
 std::atomic<std::uint64_t> fork_generation{0};
 
-void on_fork_child() noexcept {
+void bump_fork_generation() noexcept {
   fork_generation.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -35,7 +36,7 @@ struct entropy_buffer {
 
 bool key_entropy(std::span<unsigned char> out) noexcept {
   static std::once_flag registered;
-  std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, &on_fork_child); });
+  std::call_once(registered, [] { on_fork_child(&bump_fork_generation); });
   if (out.size() > buffer_size) return false;
   thread_local std::unique_ptr<entropy_buffer> owned;
   if (!owned) {

@@ -1,22 +1,23 @@
 #include "transport/curl_socket_table.hpp"
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <new>
+#include <type_traits>
+
+#include "platform/tcp_socket.hpp"
 
 namespace idem::detail {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
+static_assert(std::is_same_v<curl_socket_t, native_socket>);
 
 curl_socket_t socket_table::open(const curl_sockaddr& address) noexcept {
-  if (address.family != AF_INET && address.family != AF_INET6) return CURL_SOCKET_BAD;
+  if (!is_ip_family(address.family)) return CURL_SOCKET_BAD;
   // The descriptor is made before Asio sees it so that a stale entry under the same number (a
   // descriptor closed behind our back) can be dropped first: its release() then deregisters a
   // number the reactor no longer knows, instead of the new socket.
-  const int fd = ::socket(address.family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
-  if (fd < 0) return CURL_SOCKET_BAD;
+  const curl_socket_t fd = open_tcp_socket(address.family);
+  if (fd == CURL_SOCKET_BAD) return CURL_SOCKET_BAD;
   bool adopted = false;  // from then on the Asio socket closes the descriptor
   try {
     if (auto stale = watches_.find(fd); stale != watches_.end()) {
@@ -25,28 +26,28 @@ curl_socket_t socket_table::open(const curl_sockaddr& address) noexcept {
     }
     tcp::socket socket(ex_);
     boost::system::error_code ec;
-    socket.assign(address.family == AF_INET6 ? tcp::v6() : tcp::v4(), fd, ec);
+    socket.assign(is_ipv6_family(address.family) ? tcp::v6() : tcp::v4(), fd, ec);
     if (ec) {
-      ::close(fd);
+      close_socket(fd);
       return CURL_SOCKET_BAD;
     }
     adopted = true;
     watches_.emplace(fd, std::make_shared<socket_watch>(std::move(socket), fd, /*is_owned=*/true));
     return fd;
   } catch (const std::bad_alloc&) {
-    if (!adopted) ::close(fd);
+    if (!adopted) close_socket(fd);
     return CURL_SOCKET_BAD;
   }
 }
 
 int socket_table::close(curl_socket_t fd) noexcept {
   auto it = watches_.find(fd);
-  if (it == watches_.end()) return ::close(fd);  // not watched, but curl wants it closed
+  if (it == watches_.end()) return close_socket(fd);  // not watched, but curl wants it closed
   auto watch = std::move(it->second);
   watches_.erase(it);
   if (!watch->owned) {  // curl only closes through us what we opened; be exact anyway
     retire(*watch);
-    return ::close(fd);
+    return close_socket(fd);
   }
   watch->gone = true;
   boost::system::error_code ec;

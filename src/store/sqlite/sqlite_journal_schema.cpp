@@ -2,12 +2,8 @@
 
 #include "store/sqlite/sqlite_journal_codec.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "platform/file_facts.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <string_view>
 
 namespace idem::detail {
@@ -78,34 +74,28 @@ enum class file_kind { missing, empty, sqlite };
 // cut inside its header, is refused without handing it to SQLite.
 std::optional<file_kind> inspect_file(const std::string& path, std::error_code& ec,
                                       std::string& detail) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return file_kind::missing;
-    ec = errno == EACCES ? journal_errc::read_only : journal_errc::io;
-    detail = "cannot read " + path + ": " + std::strerror(errno);
+  std::error_code sys;
+  const file_facts st = facts_of_file(path, sys);
+  if (sys) {
+    if (sys == std::errc::no_such_file_or_directory) return file_kind::missing;
+    ec = sys == std::errc::permission_denied ? journal_errc::read_only : journal_errc::io;
+    detail = "cannot read " + path + ": " + sys.message();
     return std::nullopt;
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (!st.regular) {
     ec = journal_errc::not_a_journal;
     detail = path + " is not a regular file";
     return std::nullopt;
   }
-  if (st.st_size == 0) return file_kind::empty;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    ec = journal_errc::io;
-    detail = "cannot read " + path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
+  if (st.size == 0) return file_kind::empty;
   char header[sqlite_header_size];
-  const ssize_t n = ::pread(fd, header, sizeof header, 0);
-  ::close(fd);
-  if (n < 0) {
+  const std::size_t n = read_file_start(path, header, sys);
+  if (sys) {
     ec = journal_errc::io;
-    detail = "cannot read " + path + ": " + std::strerror(errno);
+    detail = "cannot read " + path + ": " + sys.message();
     return std::nullopt;
   }
-  const std::string_view got(header, static_cast<std::size_t>(n));
+  const std::string_view got(header, n);
   if (got.substr(0, sqlite_magic.size()) != sqlite_magic.substr(0, got.size())) {
     ec = journal_errc::not_a_journal;
     detail = path + " is not an idem journal (not an SQLite database)";
@@ -131,12 +121,11 @@ std::optional<file_kind> inspect_file(const std::string& path, std::error_code& 
   const std::uint32_t raw_page_size = std::uint32_t{static_cast<unsigned char>(header[16])} << 8 |
                                       static_cast<unsigned char>(header[17]);
   const std::uint64_t page_size = raw_page_size == 1 ? 65536 : raw_page_size;
-  struct stat wal {};
-  const bool wal_to_replay = ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
+  const bool wal_to_replay = facts_of_file(path + "-wal", sys).size > 0;
   const std::uint64_t pages = u32(24) == u32(92) && !wal_to_replay ? u32(28) : 0;
-  if (pages * page_size > static_cast<std::uint64_t>(st.st_size)) {
+  if (pages * page_size > st.size) {
     ec = journal_errc::corrupt;
-    detail = path + " is truncated (" + std::to_string(st.st_size) + " bytes; its header counts " +
+    detail = path + " is truncated (" + std::to_string(st.size) + " bytes; its header counts " +
              std::to_string(pages) + " pages of " + std::to_string(page_size) + ")";
     return std::nullopt;
   }

@@ -1,10 +1,6 @@
 // The journal's writer thread: group commit (one transaction for everything queued since the
 // last commit, then every waiting write completed), failed commits kept for the next one, and
 // the hourly purge of final intents past their audit retention.
-#ifdef __linux__
-#include <pthread.h>
-#endif
-
 #include <algorithm>
 #include <boost/asio/append.hpp>
 #include <boost/asio/associated_executor.hpp>
@@ -13,6 +9,7 @@
 #include <boost/asio/prefer.hpp>
 #include <boost/asio/query.hpp>
 
+#include "platform/thread_name.hpp"
 #include "store/sqlite/sqlite_journal_codec.hpp"
 #include "store/sqlite/sqlite_journal_impl.hpp"
 
@@ -91,10 +88,7 @@ void sqlite_journal::impl::wait_for_work(std::unique_lock<std::mutex>& lock) {
 }
 
 void sqlite_journal::impl::writer_loop() noexcept {
-#ifdef __linux__
-  // Named in top, perf and debuggers (at most 15 characters).
-  pthread_setname_np(pthread_self(), "idem-journal");
-#endif
+  detail::name_this_thread("idem-journal");  // in top, perf and debuggers
   std::unique_lock lock(mutex);
   for (;;) {
     wait_for_work(lock);
