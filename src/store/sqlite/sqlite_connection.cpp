@@ -1,13 +1,12 @@
 #include "store/sqlite/sqlite_connection.hpp"
 
-#include <cerrno>
-
 #include "idem/journal_error.hpp"
+#include "platform/storage_error.hpp"
 
 namespace idem::detail {
 
 std::error_code journal_error_of(int sqlite_rc, int sys_errno) noexcept {
-  const bool permission = sys_errno == EACCES || sys_errno == EPERM || sys_errno == EROFS;
+  const storage_failure failure = storage_failure_of(sys_errno);  // errno, or Windows' code
   switch (sqlite_rc & 0xff) {
     case SQLITE_OK:
     case SQLITE_DONE:
@@ -24,8 +23,8 @@ std::error_code journal_error_of(int sqlite_rc, int sys_errno) noexcept {
       return journal_errc::corrupt;
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
-      if (sys_errno == ENOSPC || sys_errno == EDQUOT) return journal_errc::full;
-      if (permission) return journal_errc::read_only;
+      if (failure == storage_failure::full) return journal_errc::full;
+      if (failure == storage_failure::denied) return journal_errc::read_only;
       return journal_errc::io;
     default:
       return journal_errc::io;

@@ -13,9 +13,10 @@
 
 namespace idem::detail {
 
-/// The journal error for a SQLite result code (primary or extended) and the OS errno behind it:
-/// SQLITE_FULL (or ENOSPC) is `full`; SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH, or a file that
-/// cannot be opened or written for EACCES/EPERM/EROFS is `read_only`; SQLITE_CORRUPT and
+/// The journal error for a SQLite result code (primary or extended) and the system's error behind
+/// it (sqlite3_system_errno: errno, or Windows' GetLastError code; platform/storage_error.hpp):
+/// SQLITE_FULL (or ENOSPC, EDQUOT) is `full`; SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH, or a file
+/// that cannot be opened or written for EACCES/EPERM/EROFS is `read_only`; SQLITE_CORRUPT and
 /// SQLITE_NOTADB are `corrupt`; anything else is `io`.
 [[nodiscard]] std::error_code journal_error_of(int sqlite_rc, int sys_errno) noexcept;
 

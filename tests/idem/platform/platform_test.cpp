@@ -1,8 +1,8 @@
 // The platform layer's POSIX side (src/platform), as the SDK relies on it: the locked file's
 // lock belongs to the open file (a second one of the same path is refused, and can read the
-// holder's text), a symbolic link is refused, file facts and first bytes, a TCP socket made and
-// closed. The Windows side is compiled by CI's phase `windows` (scripts/windows.sh) but not run
-// anywhere (docs/PLATFORMS.md).
+// holder's text), a symbolic link is refused, file facts and first bytes, the meaning of a
+// storage error, a TCP socket made and closed. The Windows side is compiled by CI's phase
+// `windows` (scripts/windows.sh) but not run anywhere (docs/PLATFORMS.md).
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -16,6 +16,7 @@
 #include "platform/file_facts.hpp"
 #include "platform/locked_file.hpp"
 #include "platform/process.hpp"
+#include "platform/storage_error.hpp"
 #include "platform/tcp_socket.hpp"
 
 namespace idem::detail {
@@ -84,6 +85,15 @@ TEST_F(platform_layer_test, ReadFileStartReadsAtMostTheBufferAndNoMoreThanTheFil
   EXPECT_FALSE(ec);
   EXPECT_EQ(read_file_start(file("none"), big, ec), 0u);
   EXPECT_EQ(ec, std::errc::no_such_file_or_directory);
+}
+
+TEST(PlatformStorageError, FullAndDeniedAreToldApartFromOtherErrors) {
+  EXPECT_EQ(storage_failure_of(ENOSPC), storage_failure::full);
+  EXPECT_EQ(storage_failure_of(EDQUOT), storage_failure::full);
+  EXPECT_EQ(storage_failure_of(EACCES), storage_failure::denied);
+  EXPECT_EQ(storage_failure_of(EROFS), storage_failure::denied);
+  EXPECT_EQ(storage_failure_of(EIO), storage_failure::none_known);
+  EXPECT_EQ(storage_failure_of(0), storage_failure::none_known);
 }
 
 TEST(PlatformTcpSocket, OnlyIpFamiliesMakeASocketThatCloses) {
