@@ -95,7 +95,9 @@ endforeach()
 # (docs/PLATFORMS.md); the public headers name no system's headers, so that they compile
 # everywhere. Exceptions by design: the epoll set (Linux's own, compiled on Linux
 # only) and the test kit (POSIX only, as the child-process helper it carries).
-set(system_headers "^(unistd|fcntl|pthread|poll|signal|spawn|dirent|netdb|windows|winsock2|ws2tcpip|io|process)\\.h$|^(sys|netinet|arpa|linux)/")
+string(CONCAT system_headers
+  "^(unistd|fcntl|pthread|poll|signal|spawn|dirent|netdb|windows|winsock2|ws2tcpip|io|process)"
+  "\\.h$|^(sys|netinet|arpa|linux)/")
 rule("system calls of one system go through src/platform" src RECURSE FORBID "${system_headers}"
   EXCEPT_FILES "^src/(platform|testing)/|^src/transport/curl_epoll_socket_set\\.cpp$")
 rule("public headers name no system's own headers" include RECURSE FORBID "${system_headers}"
