@@ -24,7 +24,7 @@ namespace {
 
 class platform_layer_test : public ::testing::Test {
  protected:
-  std::string file(const std::string& name) const { return folder.path() + "/" + name; }
+  std::string file(const std::string& name) const { return (folder.path() / name).string(); }
   common::temp_directory folder{"idem-platform-"};
 };
 
@@ -64,7 +64,7 @@ TEST_F(platform_layer_test, FileFactsTellMissingFolderAndSize) {
   EXPECT_EQ(facts_of_file(file("none"), ec).size, 0u);
   EXPECT_EQ(ec, std::errc::no_such_file_or_directory);
 
-  EXPECT_FALSE(facts_of_file(folder.path(), ec).regular);
+  EXPECT_FALSE(facts_of_file(folder.path().string(), ec).regular);
   EXPECT_FALSE(ec);
 
   std::ofstream(file("five")) << "abcde";
