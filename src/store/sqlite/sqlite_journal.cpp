@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "platform/utf8_path.hpp"
 #include "store/sqlite/sqlite_journal_codec.hpp"
 #include "store/sqlite/sqlite_journal_impl.hpp"
 #include "store/sqlite/sqlite_journal_schema.hpp"
@@ -127,8 +128,10 @@ std::shared_ptr<sqlite_journal> sqlite_journal::open(journal_options options, st
     // By the file the path resolves to, not by its spelling: a symlink or another spelling of
     // the same file takes the same lock.
     std::error_code resolve_ec;
-    const auto resolved = std::filesystem::weakly_canonical(path, resolve_ec);
-    d->lock = detail::journal_file_lock((resolve_ec ? path : resolved.string()) + ".lock", ec, why);
+    const auto resolved =
+        std::filesystem::weakly_canonical(detail::path_from_utf8(path), resolve_ec);
+    d->lock = detail::journal_file_lock((resolve_ec ? path : detail::utf8_of(resolved)) + ".lock",
+                                        ec, why);
     if (ec) return failed();
   }
   auto opened = detail::open_journal_database(d->options, ec, why);

@@ -18,6 +18,7 @@
 #include "platform/process.hpp"
 #include "platform/storage_error.hpp"
 #include "platform/tcp_socket.hpp"
+#include "platform/utf8_path.hpp"
 
 namespace idem::detail {
 namespace {
@@ -94,6 +95,14 @@ TEST(PlatformStorageError, FullAndDeniedAreToldApartFromOtherErrors) {
   EXPECT_EQ(storage_failure_of(EROFS), storage_failure::denied);
   EXPECT_EQ(storage_failure_of(EIO), storage_failure::none_known);
   EXPECT_EQ(storage_failure_of(0), storage_failure::none_known);
+}
+
+TEST(PlatformUtf8Path, ANameOutsideAsciiGoesThroughAPathUnchanged) {
+  const std::string name =
+      "/tmp/journ\xC3\xA9"
+      "e-\xE2\x82\xAC.db";  // "journée-€"
+  EXPECT_EQ(utf8_of(path_from_utf8(name)), name);
+  EXPECT_TRUE(path_from_utf8(name).filename().u8string() == u8"journ\u00e9e-\u20ac.db");
 }
 
 TEST(PlatformTcpSocket, OnlyIpFamiliesMakeASocketThatCloses) {
