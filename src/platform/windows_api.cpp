@@ -25,8 +25,7 @@ std::error_code windows_error(DWORD code) noexcept {
       return std::make_error_code(std::errc::permission_denied);
     case ERROR_WRITE_PROTECT:
       return std::make_error_code(std::errc::read_only_file_system);
-    case ERROR_LOCK_VIOLATION:
-    case ERROR_IO_PENDING:
+    case ERROR_LOCK_VIOLATION:  // LockFileEx with LOCKFILE_FAIL_IMMEDIATELY: held elsewhere
       return std::make_error_code(std::errc::operation_would_block);
     default:
       return {static_cast<int>(code), std::system_category()};
