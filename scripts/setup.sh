@@ -7,11 +7,13 @@ set -euo pipefail
 packages=(
   g++ make cmake
   clang-16 libclang-rt-16-dev  # the libFuzzer targets, built by CI with ASan+UBSan (docs/CI.md)
+  libc++-16-dev libc++abi-16-dev  # clang's libc++ (Android's, Apple's): CI's TSan build (IDEM_LIBCXX)
   lld                     # the linker of every configuration (cmake/linker.cmake)
   libboost1.81-dev        # Asio and Beast; Debian's default libboost-dev is 1.74, too old
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libsqlite3-dev
   libcli11-dev            # CLI11, header-only: the tools' command lines, help and --version
   libgtest-dev libgmock-dev libbenchmark-dev
+  googletest              # its sources: a libc++ build compiles GoogleTest itself (IDEM_LIBCXX)
   ca-certificates curl    # curl: scripts/demo.sh reads the server's /_mock/stats
   pkgconf                 # the installed-package test also links through idem.pc
   nodejs                  # the interop tests run idempotency layers written for Node
