@@ -25,7 +25,7 @@ bool locked_by_another_process(const std::exception& e) {
 }  // namespace
 
 server::server(asio::io_context& io, server_options options)
-    : io_(io), state_(std::make_unique<server_state>(std::move(options))) {
+    : state_(std::make_unique<server_state>(std::move(options))) {
   auto address = asio::ip::make_address(state_->options.host);
   // A full server still answers its health checks, its metrics and its operator.
   auto http_options = state_->options.http;

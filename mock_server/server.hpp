@@ -38,7 +38,6 @@ class server {
   void schedule_counters();
   void persist_counters() noexcept;
 
-  boost::asio::io_context& io_;
   std::unique_ptr<server_state> state_;
   std::unique_ptr<http_server> http_;
   std::unique_ptr<boost::asio::steady_timer> reaper_;
