@@ -131,11 +131,11 @@ soak_command parse_soak_options(const std::vector<std::string>& args, const std:
     o.mix = std::get<cli::load_mix>(mix);
   }
   if (values.has("fault-share")) {
-    double share = -1;
-    if (!parse_number(values.get("fault-share"), share) || !(share >= 0 && share <= 1)) {
+    const auto share = cli::parse_share(values.get("fault-share"));
+    if (!share) {
       return soak_usage_error{"bad --fault-share '" + values.get("fault-share") + "' (0 to 1)"};
     }
-    o.fault_share = share;
+    o.fault_share = *share;
   }
   const bool ok = r.count<std::uint64_t>("intents", o.intents, 1, 10'000'000) &&
                   r.count<unsigned>("client-kills", o.client_kills, 0, 1000) &&

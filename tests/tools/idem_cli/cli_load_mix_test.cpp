@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 
 #include "idem_cli/command_line/command_line.hpp"
@@ -60,6 +62,27 @@ TEST(CliLoadMix, RefusesWhatItCannotRead) {
   EXPECT_EQ(mix_error("cancel=-0.1"), "cancel: '-0.1' is not a number from 0 to 1");
   EXPECT_EQ(mix_error("pay=lots"), "pay: 'lots' is not a number from 0 to 1");
   EXPECT_EQ(mix_error("pay"), "'pay' is not name=number");
+  for (const std::string_view bad : {"+0.5", " 0.5", "0.5 ", "0.5x", ".", "1.01", "2", "1e-1",
+                                     "0.1234567890123456", "0x0.8", "nan", "inf"}) {
+    EXPECT_EQ(mix_error("pay=" + std::string(bad)),
+              "pay: '" + std::string(bad) + "' is not a number from 0 to 1");
+  }
+}
+
+// The shares are read by the project's own decimal reader, not std::from_chars (libc++ has none
+// for double): every decimal form gives the double from_chars would, the nearest one.
+TEST(CliLoadMix, ReadsEachDecimalFormAsTheNearestDouble) {
+  const std::pair<std::string_view, double> forms[] = {
+      {"0", 0.0},   {"1", 1.0},      {"1.0", 1.0},   {"1.000", 1.0},
+      {"0.5", 0.5}, {".5", 0.5},     {"0.", 0.0},    {"00.25", 0.25},
+      {"0.1", 0.1}, {"0.3", 0.3},    {"0.05", 0.05}, {"0.123456789012345", 0.123456789012345},
+      {"0.7", 0.7}, {"0.999", 0.999}};
+  for (const auto& [text, expected] : forms) {
+    auto parsed = parse_load_mix("cancel=" + std::string(text));
+    ASSERT_TRUE(std::holds_alternative<load_mix>(parsed))
+        << text << ": " << std::get<std::string>(parsed);
+    EXPECT_EQ(std::get<load_mix>(parsed).cancel, expected) << text;
+  }
 }
 
 TEST(CliLoadMix, TheDrawIsAPureFunctionOfMixSeedAndOrder) {

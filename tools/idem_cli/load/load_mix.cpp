@@ -2,6 +2,8 @@
 
 #include <array>
 #include <charconv>
+#include <cstdint>
+#include <optional>
 #include <set>
 
 namespace idem::cli {
@@ -32,6 +34,32 @@ double draw(std::uint64_t seed, std::size_t n, std::uint64_t which) noexcept {
 }
 
 }  // namespace
+
+// Not std::from_chars for double: libc++ (Android's NDK, Apple's) has none before LLVM 20
+// (deleted in 16; found by CI's libc++ build); not strtod, which reads the C locale's decimal
+// point. The numerator and 10^n are exact doubles, so their quotient is the nearest double to
+// the decimal, as from_chars gives it.
+std::optional<double> parse_share(std::string_view text) {
+  const auto point = text.find('.');
+  const std::string_view whole = text.substr(0, point);
+  const std::string_view fraction =
+      point == std::string_view::npos ? std::string_view{} : text.substr(point + 1);
+  if ((whole.empty() && fraction.empty()) || fraction.size() > 15) return std::nullopt;
+  const auto read_digits = [](std::string_view digits, std::uint64_t& value) {
+    const char* last = digits.data() + digits.size();
+    const auto [end, ec] = std::from_chars(digits.data(), last, value);
+    return digits.empty() || (ec == std::errc{} && end == last);
+  };
+  std::uint64_t whole_value = 0;
+  std::uint64_t numerator = 0;
+  if (!read_digits(whole, whole_value) || !read_digits(fraction, numerator)) return std::nullopt;
+  if (whole_value > 1 || (whole_value == 1 && numerator != 0)) return std::nullopt;
+  std::uint64_t denominator = 1;
+  for (std::size_t i = 0; i < fraction.size(); ++i)
+    denominator *= 10;
+  return static_cast<double>(whole_value) +
+         static_cast<double>(numerator) / static_cast<double>(denominator);
+}
 
 order_mix mix_for_order(const load_mix& mix, std::uint64_t seed, std::size_t n) noexcept {
   order_mix m;
@@ -78,12 +106,11 @@ std::variant<load_mix, std::string> parse_load_mix(std::string_view text) {
       return "unknown name '" + std::string(name) + "' (pay, cancel, double-pay, double-order)";
     }
     if (!seen.insert(field->name).second) return std::string(name) + " given twice";
-    double value = -1;
-    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (ec != std::errc{} || ptr != number.data() + number.size() || !(value >= 0 && value <= 1)) {
+    const auto value = parse_share(number);
+    if (!value) {
       return std::string(name) + ": '" + std::string(number) + "' is not a number from 0 to 1";
     }
-    mix.*(field->value) = value;
+    mix.*(field->value) = *value;
   }
   return mix;
 }

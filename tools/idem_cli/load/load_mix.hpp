@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -58,6 +59,11 @@ struct mix_counts {
 
 /// The counts over orders 0..orders-1.
 [[nodiscard]] mix_counts count_mix(const load_mix& mix, std::uint64_t seed, std::size_t orders);
+
+/// A share from 0 to 1 written as a decimal fraction: digits, a point, digits (either side may be
+/// empty, not both; at most 15 digits after the point; no sign, no exponent), as the nearest
+/// double; nullopt if the text is not one or the value is above 1. Locale-independent.
+[[nodiscard]] std::optional<double> parse_share(std::string_view text);
 
 /// Parses `pay=0.8,cancel=0.2,double-pay=0.1,double-order=0.05` (any subset, any order; a
 /// missing name is 0). Returns the mix, or a message saying what is wrong (an unknown name, a
