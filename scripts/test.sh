@@ -17,6 +17,13 @@ if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && command -v llvm-symbolizer >/dev/null; 
   export ASAN_SYMBOLIZER_PATH
   ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer)
 fi
+# TSan reads no such variable, and clang 16's runtime looks for /usr/bin/llvm-symbolizer-16, which
+# no Debian 12 package installs: it is given the same one in TSAN_OPTIONS (first, so that an
+# external_symbolizer_path of the caller's wins). Its suppressions for libc++
+# (tests/tsan_libcxx_suppressions.cpp) match function names, so they need it too.
+if [ -n "${ASAN_SYMBOLIZER_PATH:-}" ]; then
+  export TSAN_OPTIONS="external_symbolizer_path=$ASAN_SYMBOLIZER_PATH${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+fi
 # The TSan build runs the tests labelled `threads` (the only test programs it builds).
 # ThreadSanitizer maps its shadow memory at fixed addresses, which a kernel with many bits of
 # mmap randomisation (vm.mmap_rnd_bits > 28) can collide with ("unexpected memory mapping"):
