@@ -24,13 +24,14 @@ fi
 if [ -n "${ASAN_SYMBOLIZER_PATH:-}" ]; then
   export TSAN_OPTIONS="external_symbolizer_path=$ASAN_SYMBOLIZER_PATH${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 fi
-# The TSan build runs the tests labelled `threads` (the only test programs it builds).
+# The TSan build runs the tests labelled `threads` and the SDK's own (`sdk`), the only test
+# programs it builds (tests/CMakeLists.txt).
 # ThreadSanitizer maps its shadow memory at fixed addresses, which a kernel with many bits of
 # mmap randomisation (vm.mmap_rnd_bits > 28) can collide with ("unexpected memory mapping"):
 # the TSan build's tests run with address randomisation off for CTest and everything it starts,
 # where the kernel lets a process ask for that (setarch -R; no root needed).
 if grep -qix 'IDEM_SANITIZE:[A-Z]*=thread' "$build_dir/CMakeCache.txt"; then
-  ctest_args=(-L threads)
+  ctest_args=(-L '^(threads|sdk)$')
   if setarch "$(uname -m)" -R true 2>/dev/null; then
     run=(setarch "$(uname -m)" -R)
   fi
