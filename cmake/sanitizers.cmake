@@ -2,7 +2,7 @@
 # not instrumented twice). IDEM_SANITIZE picks the runtime:
 #   OFF                           none (the default)
 #   ON, address                   AddressSanitizer + UndefinedBehaviorSanitizer
-#   thread                        ThreadSanitizer (run the tests labelled `threads`, docs/CI.md)
+#   thread                        ThreadSanitizer (run the tests labelled `threads` and `sdk`, docs/CI.md)
 # Sanitizer builds keep line tables only (-g1): readable stacks at little build cost. ASan+UBSan
 # compiles at -O0 (a third faster to build than -O1, and nothing optimised away from the checks;
 # the tests it runs wait on sockets and processes, not on the CPU), also with IDEM_FUZZ (CI's
