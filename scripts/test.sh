@@ -24,8 +24,8 @@ fi
 if [ -n "${ASAN_SYMBOLIZER_PATH:-}" ]; then
   export TSAN_OPTIONS="external_symbolizer_path=$ASAN_SYMBOLIZER_PATH${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 fi
-# The TSan build runs the tests labelled `threads` and the SDK's own (`sdk`), the only test
-# programs it builds (tests/CMakeLists.txt).
+# The TSan build runs the tests labelled `threads` and the SDK's and its test kit's own (`sdk`),
+# the only test programs it builds (tests/CMakeLists.txt).
 # ThreadSanitizer maps its shadow memory at fixed addresses, which a kernel with many bits of
 # mmap randomisation (vm.mmap_rnd_bits > 28) can collide with ("unexpected memory mapping"):
 # the TSan build's tests run with address randomisation off for CTest and everything it starts,
