@@ -166,5 +166,33 @@ TEST_F(sqlite_journal_deferral_test, EveryKindOfDeferredEventLostWithItsProcessL
   }
 }
 
+// A commit learns a new row's rowid from its INSERT (later writes find the row by it). If the key
+// has a row by then after all (written here by another connection between the intent's created
+// and its commit), the row is rewritten with the journal's record and its rowid read back, so
+// that the intent's next write lands in that row, not in another or nowhere.
+TEST_F(sqlite_journal_deferral_test, ARowThatAppearedBeforeTheCommitIsRewrittenAndFoundByRowid) {
+  auto j = open_without_timer();
+  ASSERT_TRUE(j);
+  const auto order = orders::create(sample_order("d-rowid"));
+  j->write(created(order));  // queued, not committed
+  const std::string key = order.key().str();
+  exec_sql(path(),
+           "INSERT INTO intents (key, seq, method, path, body, lookup_kind, business_id, "
+           "principal, created_at, path_bound, attempts, attempts_finished, reached_server, "
+           "state, final_status, final_body, error) VALUES ('" +
+               key +
+               "', 999, 'POST', '/elsewhere', x'', 'none', '', '', 0, 1, 0, 0, 0, 'open', "
+               "0, x'', '')");
+  ASSERT_FALSE(flush(*j));
+  ASSERT_FALSE(write_durable(*j, started(order, 1)));
+  const std::string of_key = " FROM intents WHERE key = '" + key + "'";
+  EXPECT_EQ(query_int(path(), "SELECT count(*)" + of_key), 1);
+  EXPECT_EQ(query_int(path(), "SELECT length(body)" + of_key),
+            static_cast<std::int64_t>(order.body().size()))
+      << "the journal's record did not replace the row";
+  EXPECT_EQ(query_int(path(), "SELECT attempts" + of_key), 1) << "the attempt went to no row";
+  EXPECT_EQ(query_int(path(), "SELECT count(*) FROM intents"), 1);
+}
+
 }  // namespace
 }  // namespace idem::test::journal
