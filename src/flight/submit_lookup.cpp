@@ -24,8 +24,13 @@ void submit_operation::send_lookup() {
   if (park_if_offline(&submit_operation::send_lookup)) return;
   // Judged by lookup_now(): a lookup whose end would be handled after the deadline is not
   // started, and one that is ends early enough for its outcome to be reported by then.
+  // One that cannot start after lookups were asked (a backoff that fitted, a thread that woke
+  // late) leaves them unanswered: the outcome says so, with what the last one got.
   const auto now = lookup_now();
-  if (!deadline_->can_start_lookup(now)) return finish_stopped();
+  if (!deadline_->can_start_lookup(now)) {
+    if (rare_ && rare_->lookup_requests > 0) return finish_stopped(errc::lookup_unanswered);
+    return finish_stopped();
+  }
   auto url = expand_lookup_url(intent_.lookup(), intent_.payload());
   if (!url) {
     // A template naming a value the payload lacks can never be asked: nothing is settled.

@@ -239,6 +239,40 @@ TEST_F(client_manual_clock_test, CancelWhileWaitingWhenNothingLeftIsNotSent) {
   EXPECT_EQ(got->kind(), outcome_kind::not_sent);
 }
 
+// A lookup timed out and its backoff fitted the time left, but the thread woke late (a busy
+// machine): no second lookup can start. The lookup was asked and never answered, and the
+// outcome says so, with what the lookup got, rather than only the writes' last failure.
+TEST_F(client_manual_clock_test, ALookupThatCannotBeAskedAgainAfterALateWakeUpIsUnanswered) {
+  auto opts = options();
+  opts.deadline = {.total = 2s, .lookup_reserve = 1s, .min_attempt = 100ms};
+  opts.max_failed_attempts = 1;
+  auto c = make_client(opts);
+  net->respond([](const http_request&) { return hang(); });
+  std::optional<outcome> got;
+  c->async_submit(orders::create(sample_order()), [&](outcome o) { got = o; });
+  drain();
+  fake_reply timed_out;
+  timed_out.result.ec = std::make_error_code(std::errc::timed_out);
+  timed_out.result.failure = transport_failure::unknown;
+  clock->pass(1s);  // the write runs out where the lookup's reserve begins
+  net->finish_hanging(timed_out);
+  drain();
+  ASSERT_EQ(net->requests("GET").size(), 1u);
+  clock->pass(100ms);  // the lookup times out, on time
+  net->finish_hanging(timed_out);
+  drain();
+  ASSERT_EQ(clock->pending(), 1u);  // backing off, within the 900 ms left
+  ASSERT_FALSE(got);
+  clock->advance(850ms);  // the backoff ends 50 ms before the deadline: too late to ask again
+  drain();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(net->requests("GET").size(), 1u);
+  EXPECT_EQ(got->kind(), outcome_kind::unresolved);
+  EXPECT_EQ(got->reason(), errc::lookup_unanswered);
+  EXPECT_EQ(got->explain_lookup("u"),
+            "no lookup answered within the deadline (" + timed_out.result.ec.message() + " at u)");
+}
+
 TEST_F(client_test, CancelDuringATransferIsUnresolvedNeverFailed) {
   auto c = make_client();
   net->respond([](const http_request&) { return hang(); });
