@@ -19,9 +19,10 @@ using detail::statement_use;
 namespace {
 
 // The entry of a record read back from the file.
-sqlite_journal::impl::entry stored_entry(intent_record r, std::uint64_t seq, std::int64_t rowid) {
+sqlite_journal::impl::entry stored_entry(intent_record r, std::uint64_t seq, std::int64_t rowid,
+                                         std::uint64_t lines) {
   sqlite_journal::impl::entry en{
-      .record = std::move(r), .seq = seq, .in_file = true, .rowid = rowid};
+      .record = std::move(r), .seq = seq, .in_file = true, .rowid = rowid, .file_lines = lines};
   en.file_state = en.record.state;
   en.file_finished_at = en.record.finished_at;
   return en;
@@ -48,17 +49,14 @@ bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
     prepare_one(w.db, w.rowid_of, "SELECT rowid FROM intents WHERE key = ?1");
     prepare_one(w.db, w.update_progress, detail::update_progress_sql);
     prepare_one(w.db, w.update_progress_and_state, detail::update_progress_and_state_sql);
-    prepare_one(w.db, w.insert_event, detail::insert_event_sql);
-    prepare_one(w.db, w.purge_events,
-                "DELETE FROM events WHERE intent IN (SELECT seq FROM intents "
-                "WHERE state <> 'open' AND finished_at < ?1)");
     prepare_one(w.db, w.purge_intents,
                 "DELETE FROM intents WHERE state <> 'open' AND finished_at < ?1");
   }
   if (reader.has_schema) {
-    prepare_one(reader.db, reader.intent, detail::select_intent_sql);
-    prepare_one(reader.db, reader.events, detail::select_events_sql_for(reader.version));
-    prepare_one(reader.db, reader.open_intents, detail::select_open_intents_sql);
+    prepare_one(reader.db, reader.intent, detail::select_intent_sql_for(reader.version));
+    prepare_one(reader.db, reader.timeline, detail::select_timeline_sql_for(reader.version));
+    prepare_one(reader.db, reader.open_intents,
+                detail::select_open_intents_sql_for(reader.version));
     // Abandoned intents were never sent; open ones count as unresolved once maybe sent.
     prepare_one(reader.db, reader.counts,
                 "SELECT count(*), "
@@ -76,13 +74,9 @@ bool sqlite_journal::impl::load(std::error_code& ec, std::string& why) {
   if (!reader.has_schema) return true;
   int rc = SQLITE_OK;
   {
-    sqlite_statement max_seq(reader.db.get(),
-                             "SELECT (SELECT coalesce(max(seq), 0) FROM intents), "
-                             "(SELECT coalesce(max(seq), 0) FROM events)",
-                             rc);
+    sqlite_statement max_seq(reader.db.get(), "SELECT coalesce(max(seq), 0) FROM intents", rc);
     if (rc == SQLITE_OK && (rc = max_seq.step()) == SQLITE_ROW) {
       next_intent_seq = static_cast<std::uint64_t>(max_seq.column_int(0)) + 1;
-      next_event_seq = static_cast<std::uint64_t>(max_seq.column_int(1)) + 1;
       rc = SQLITE_OK;
     }
   }
@@ -99,7 +93,8 @@ bool sqlite_journal::impl::load(std::error_code& ec, std::string& why) {
       std::string key = r->what.key().str();
       open.emplace(seq, key);
       const auto rowid = detail::read_rowid(reader.open_intents);
-      records.emplace(std::move(key), stored_entry(std::move(*r), seq, rowid));
+      const auto lines = detail::read_timeline_lines(reader.open_intents);
+      records.emplace(std::move(key), stored_entry(std::move(*r), seq, rowid, lines));
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
@@ -146,6 +141,7 @@ std::shared_ptr<sqlite_journal> sqlite_journal::open(journal_options options, st
     auto reader = detail::open_journal_reader(path, ec, why);
     if (!reader) return failed();
     d->reader.db = std::move(*reader);
+    d->reader.version = detail::journal_schema_version;  // upgraded by the writer's open
   }
   if (!d->prepare(ec, why)) return failed();
   if (d->writer) d->purge(d->options.wall_clock() - d->options.audit_retention);
@@ -199,7 +195,9 @@ bool sqlite_journal::impl::record_locked(const intent_event& e) {
       open.emplace(seq, key);
     } else {
       if (!stored) return false;
-      it = records.emplace(key, stored_entry(std::move(stored->record), stored->seq, stored->rowid))
+      it = records
+               .emplace(key, stored_entry(std::move(stored->record), stored->seq, stored->rowid,
+                                          stored->lines))
                .first;
       if (it->second.record.is_open()) open.emplace(it->second.seq, key);
     }
@@ -216,7 +214,8 @@ bool sqlite_journal::impl::record_locked(const intent_event& e) {
     en.queued = true;
     dirty.push_back(&*it);
   }
-  lines.push_back(line{key, next_event_seq++, en.seq, timeline_of(e)});
+  detail::append_timeline_line(en.lines, timeline_of(e));
+  ++en.queued_lines;
   work = true;
   return true;
 }

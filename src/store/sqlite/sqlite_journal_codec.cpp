@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <string_view>
 
 #include "idem/orders.hpp"
@@ -104,8 +105,8 @@ wall_time from_millis(std::int64_t ms) noexcept {
 
 #define IDEM_INTENT_INSERT                                                                      \
   "INSERT INTO intents (" IDEM_INTENT_COLUMNS                                                   \
-  ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, " \
-  "?19, ?20, ?21, ?22)"
+  ", timeline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " \
+  "?17, ?18, ?19, ?20, ?21, ?22, ?23)"
 
 const char* const insert_intent_sql = IDEM_INTENT_INSERT;
 
@@ -119,20 +120,35 @@ const char* const upsert_intent_sql = IDEM_INTENT_INSERT
     "attempts_finished = excluded.attempts_finished, last_class = excluded.last_class, "
     "reached_server = excluded.reached_server, state = excluded.state, "
     "last_outcome = excluded.last_outcome, final_status = excluded.final_status, "
-    "final_body = excluded.final_body, error = excluded.error";
+    "final_body = excluded.final_body, error = excluded.error, "
+    "timeline = intents.timeline || excluded.timeline";
+
+#define IDEM_TIMELINE_LINES "(length(timeline) - length(replace(timeline, char(10), '')))"
 
 const char* const select_intent_sql =
-    "SELECT " IDEM_INTENT_COLUMNS ", rowid FROM intents WHERE key = ?1";
-
+    "SELECT " IDEM_INTENT_COLUMNS ", rowid, " IDEM_TIMELINE_LINES " FROM intents WHERE key = ?1";
 const char* const select_open_intents_sql =
-    "SELECT " IDEM_INTENT_COLUMNS ", rowid FROM intents WHERE state = 'open' ORDER BY seq";
+    "SELECT " IDEM_INTENT_COLUMNS ", rowid, " IDEM_TIMELINE_LINES
+    " FROM intents WHERE state = 'open' ORDER BY seq";
+// Formats 1 and 2 keep the timeline in a table of its own.
+const char* const select_intent_v2_sql =
+    "SELECT " IDEM_INTENT_COLUMNS ", rowid, 0 FROM intents WHERE key = ?1";
+const char* const select_open_intents_v2_sql =
+    "SELECT " IDEM_INTENT_COLUMNS ", rowid, 0 FROM intents WHERE state = 'open' ORDER BY seq";
 
+const char* const select_timeline_sql = "SELECT timeline FROM intents WHERE key = ?1";
+
+#undef IDEM_TIMELINE_LINES
 #undef IDEM_INTENT_INSERT
 #undef IDEM_INTENT_COLUMNS
 
-const char* const insert_event_sql =
-    "INSERT INTO events (seq, key, at, kind, attempt, class, status, request_id, duration_ms, "
-    "detail, intent) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+const char* select_intent_sql_for(std::int64_t version) {
+  return version < 3 ? select_intent_v2_sql : select_intent_sql;
+}
+
+const char* select_open_intents_sql_for(std::int64_t version) {
+  return version < 3 ? select_open_intents_v2_sql : select_open_intents_sql;
+}
 
 #define IDEM_EVENT_COLUMNS                                                                   \
   "SELECT seq, key, at, kind, attempt, class, status, request_id, duration_ms, detail FROM " \
@@ -203,9 +219,14 @@ std::int64_t read_rowid(const sqlite_statement& s) {
   return s.column_int(22);
 }
 
-#define IDEM_PROGRESS_COLUMNS                                                       \
-  "first_attempt_at = ?2, attempts = ?3, attempts_finished = ?4, last_class = ?5, " \
-  "reached_server = ?6, last_outcome = ?7, final_status = ?8, final_body = ?9, error = ?10"
+std::uint64_t read_timeline_lines(const sqlite_statement& s) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(s.column_int(23), 0));
+}
+
+#define IDEM_PROGRESS_COLUMNS                                                                 \
+  "first_attempt_at = ?2, attempts = ?3, attempts_finished = ?4, last_class = ?5, "           \
+  "reached_server = ?6, last_outcome = ?7, final_status = ?8, final_body = ?9, error = ?10, " \
+  "timeline = timeline || ?13"
 
 const char* const update_progress_sql =
     "UPDATE intents SET " IDEM_PROGRESS_COLUMNS " WHERE rowid = ?1";
@@ -229,8 +250,9 @@ intent_progress progress_of(const intent_record& r) {
 }
 
 void bind_progress(sqlite_statement& s, std::int64_t rowid, const intent_progress& p,
-                   bool with_state) {
+                   bool with_state, std::string_view lines) {
   s.bind(1, rowid);
+  s.bind_text_ref(13, lines);
   s.bind_optional(2, optional_millis(p.first_attempt_at));
   s.bind(3, p.attempts);
   s.bind(4, p.attempts_finished);
@@ -245,19 +267,127 @@ void bind_progress(sqlite_statement& s, std::int64_t rowid, const intent_progres
   s.bind_optional(12, optional_millis(p.finished_at));
 }
 
-void bind_event(sqlite_statement& s, std::uint64_t seq, const std::string& key,
-                std::uint64_t intent_seq, const timeline_entry& e) {
-  s.bind(11, static_cast<std::int64_t>(intent_seq));
-  s.bind(1, static_cast<std::int64_t>(seq));
-  s.bind_text_ref(2, key);
-  s.bind(3, to_millis(e.at));
-  s.bind_text_ref(4, to_string(e.what));
-  s.bind(5, e.attempt);
-  bind_optional_name(s, 6, e.cls);
-  s.bind(7, e.status);
-  s.bind_text_ref(8, e.request_id);
-  s.bind(9, e.duration.count());
-  s.bind_text_ref(10, e.detail);
+namespace {
+
+template <class Int>
+void append_number(std::string& out, Int n) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, n);
+  out.append(buf, r.ptr);
+}
+
+void append_escaped(std::string& out, std::string_view text) {
+  for (;;) {
+    const auto special = text.find_first_of("\\\t\n");
+    out.append(text.substr(0, special));
+    if (special == std::string_view::npos) return;
+    const char c = text[special];
+    out += '\\';
+    out += c == '\t' ? 't' : c == '\n' ? 'n' : '\\';
+    text.remove_prefix(special + 1);
+  }
+}
+
+std::optional<std::string> unescape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out += text[i];
+      continue;
+    }
+    if (++i == text.size()) return std::nullopt;
+    switch (text[i]) {
+      case '\\':
+        out += '\\';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
+template <class Int>
+std::optional<Int> parse_number(std::string_view text) {
+  Int n{};
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || text.empty())
+    return std::nullopt;
+  return n;
+}
+
+// One line, without its newline: eight fields, or nothing.
+std::optional<timeline_entry> parse_line(std::string_view line) {
+  std::array<std::string_view, 8> f;
+  std::size_t n = 0;
+  for (;;) {
+    const auto tab = line.find('\t');
+    if (n == f.size()) return std::nullopt;  // a ninth field
+    f[n++] = line.substr(0, tab);
+    if (tab == std::string_view::npos) break;
+    line.remove_prefix(tab + 1);
+  }
+  if (n != f.size()) return std::nullopt;
+  const auto at = parse_number<std::int64_t>(f[0]);
+  const auto kind = parse_name(f[1], all_kinds);
+  const auto attempt = parse_number<std::uint32_t>(f[2]);
+  const auto cls = f[3].empty() ? std::optional<attempt_class>{} : parse_name(f[3], all_classes);
+  const auto status = parse_number<int>(f[4]);
+  auto request_id = unescape(f[5]);
+  const auto duration = parse_number<std::int64_t>(f[6]);
+  auto detail = unescape(f[7]);
+  if (!at || !kind || !attempt || (!f[3].empty() && !cls) || !status || !request_id || !duration ||
+      !detail) {
+    return std::nullopt;
+  }
+  return timeline_entry{.what = *kind,
+                        .at = from_millis(*at),
+                        .attempt = *attempt,
+                        .cls = cls,
+                        .status = *status,
+                        .request_id = std::move(*request_id),
+                        .duration = std::chrono::milliseconds{*duration},
+                        .detail = std::move(*detail)};
+}
+
+}  // namespace
+
+void append_timeline_line(std::string& out, const timeline_entry& e) {
+  append_number(out, to_millis(e.at));
+  out += '\t';
+  out += to_string(e.what);
+  out += '\t';
+  append_number(out, e.attempt);
+  out += '\t';
+  if (e.cls) out += to_string(*e.cls);
+  out += '\t';
+  append_number(out, e.status);
+  out += '\t';
+  append_escaped(out, e.request_id);
+  out += '\t';
+  append_number(out, static_cast<std::int64_t>(e.duration.count()));
+  out += '\t';
+  append_escaped(out, e.detail);
+  out += '\n';
+}
+
+std::size_t read_timeline(std::string_view text, std::vector<timeline_entry>& out) {
+  std::size_t lines = 0;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    if (end == std::string_view::npos) break;  // cut short: not a line (never written so)
+    ++lines;
+    if (auto e = parse_line(text.substr(0, end))) out.push_back(std::move(*e));
+    text.remove_prefix(end + 1);
+  }
+  return lines;
 }
 
 std::optional<timeline_entry> read_event(const sqlite_statement& s, std::uint64_t& seq) {

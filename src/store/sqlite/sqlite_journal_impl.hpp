@@ -13,7 +13,6 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -68,18 +67,17 @@ struct sqlite_journal::impl {
     intent_state file_state = intent_state::open;
     std::optional<wall_time> file_finished_at{};
     bool queued = false;  // in `dirty`
+    // Its timeline lines not yet committed, as the row keeps them (the codec's text), and how
+    // many lines the row has: a reader takes from `lines` only what the file lacks.
+    std::string lines{};
+    std::uint32_t queued_lines = 0;
+    std::uint64_t file_lines = 0;
   };
   // Keyed by the intents' keys (hashed_key.hpp: the key's own hash at every size). Node-based:
   // a pointer to an element stays valid until that element is erased, which only the writer
   // thread does, holding write_mutex (a commit, the purge).
   using record_map = std::unordered_map<std::string, entry, detail::text_hash>;
   using record_node = record_map::value_type;
-  struct line {  // a timeline line not yet committed
-    std::string key;
-    std::uint64_t seq;
-    std::uint64_t intent_seq;  // its intent's seq (the events' index)
-    timeline_entry entry;
-  };
   enum class row_write { whole, progress, progress_and_state };
   struct snapshot {     // what a commit writes of a dirty record, as it is at commit time
     record_node* node;  // its key binds the row: stable through the commit (write_mutex held)
@@ -89,19 +87,21 @@ struct sqlite_journal::impl {
     std::int64_t rowid = 0;                // 0: a new row, its rowid learnt by the insert
     std::optional<intent_record> whole{};  // for row_write::whole
     detail::intent_progress progress{};    // for the others (its state and finish time: all)
+    std::string lines{};                   // appended to the row's timeline
+    std::uint32_t line_count = 0;
   };
   // The connection the writer thread commits on (purge_final_before shares it).
   struct writer_side {
     detail::sqlite_connection db;
     detail::sqlite_statement begin, commit, rollback, insert, upsert, rowid_of, update_progress,
-        update_progress_and_state, insert_event, purge_events, purge_intents;
+        update_progress_and_state, purge_intents;
   };
   // A connection for reads beside the writer (the only one of a read-only journal).
   struct reader_side {
     detail::sqlite_connection db;
-    detail::sqlite_statement intent, events, open_intents, counts;
+    detail::sqlite_statement intent, timeline, open_intents, counts;
     bool has_schema = true;
-    std::int64_t version = 0;  // the file's format (an older one only when read-only)
+    std::int64_t version = 0;  // the file's format (older than this code's only when read-only)
   };
 
   journal_options options;
@@ -117,7 +117,6 @@ struct sqlite_journal::impl {
   record_map records;                         // open, and final not committed
   std::map<std::uint64_t, std::string> open;  // seq -> key, oldest first
   std::vector<record_node*> dirty;            // changed since their last commit
-  std::deque<line> lines;                     // in the order they happened
   std::vector<detail::journal_waiter> waiters;
   // The event loops writes are completed on, and which of them are gone; `completing` (the
   // writes of the batch being committed) is guarded by room->mutex.
@@ -130,7 +129,6 @@ struct sqlite_journal::impl {
   std::optional<std::chrono::steady_clock::time_point> deferred_since;
   bool stopping = false;
   std::uint64_t next_intent_seq = 1;
-  std::uint64_t next_event_seq = 1;
 
   std::atomic<std::uint64_t> commits{0};
   std::chrono::steady_clock::time_point last_purge = std::chrono::steady_clock::now();
@@ -144,11 +142,12 @@ struct sqlite_journal::impl {
   bool load(std::error_code& ec, std::string& why);
   // Applies an event and queues it (`mutex` held); false for an unknown intent's event.
   bool record_locked(const intent_event& e);
-  // The stored record of `key`, its seq and rowid (sqlite_journal_reads.cpp).
+  // The stored record of `key`, its seq, rowid and timeline length (sqlite_journal_reads.cpp).
   struct stored_record {
     intent_record record;
     std::uint64_t seq = 0;
     std::int64_t rowid = 0;
+    std::uint64_t lines = 0;
   };
   std::optional<stored_record> read_record(const std::string& key) const;
   // Watches the event loop of `w` (its first write there: journal_context_watch.hpp).
@@ -160,8 +159,8 @@ struct sqlite_journal::impl {
   // Waits (`lock` held on `mutex`) until there is something to commit now.
   void wait_for_work(std::unique_lock<std::mutex>& lock);
   void commit_batch() noexcept;
-  // Writes `snaps` (learning the rowids of new rows) and `batch` in one transaction.
-  std::error_code write_transaction(std::vector<snapshot>& snaps, const std::vector<line>& batch);
+  // Writes `snaps` (learning the rowids of new rows) in one transaction.
+  std::error_code write_transaction(std::vector<snapshot>& snaps);
   // Writes the whole row of `s`; SQLITE_DONE or the error.
   int write_whole_row(snapshot& s);
   std::size_t purge(wall_time cutoff);

@@ -3,6 +3,8 @@
 #include "store/sqlite/sqlite_journal_codec.hpp"
 #include "store/sqlite/sqlite_journal_impl.hpp"
 
+#include <algorithm>
+
 namespace idem {
 
 using detail::statement_use;
@@ -17,7 +19,8 @@ std::optional<sqlite_journal::impl::stored_record> sqlite_journal::impl::read_re
   std::uint64_t seq = 0;
   auto r = detail::read_intent(reader.intent, seq);
   if (!r) return std::nullopt;
-  return stored_record{std::move(*r), seq, detail::read_rowid(reader.intent)};
+  return stored_record{std::move(*r), seq, detail::read_rowid(reader.intent),
+                       detail::read_timeline_lines(reader.intent)};
 }
 
 std::optional<intent_record> sqlite_journal::find(const idempotency_key& key) const {
@@ -53,33 +56,45 @@ std::vector<intent_record> sqlite_journal::open_intents() const {
 }
 
 std::vector<timeline_entry> sqlite_journal::timeline(const idempotency_key& key) const {
-  // Queued lines first, then the file: a batch committed in between is in both (told apart by
-  // seq), never in neither.
-  std::vector<impl::line> queued;
+  // Queued lines first, then the file: a commit in between puts them in both (the row then has
+  // more lines than the record counted), never in neither.
+  std::string queued;
+  std::uint64_t counted = 0;  // the row's lines when `queued` was taken
   {
     std::lock_guard lock(d_->mutex);
-    for (const auto& l : d_->lines)
-      if (l.key == key.str()) queued.push_back(l);
+    const auto it = d_->records.find(key.str());
+    if (it != d_->records.end()) {
+      queued = it->second.lines;
+      counted = it->second.file_lines;
+    }
   }
   std::vector<timeline_entry> out;
-  std::uint64_t last_seq = 0;
+  std::uint64_t in_file = 0;
   {
     std::lock_guard lock(d_->read_mutex);
     if (d_->reader.has_schema) {
-      auto& s = d_->reader.events;
+      auto& s = d_->reader.timeline;
       statement_use use(s);
       s.bind_text(1, key.str());
-      while (s.step() == SQLITE_ROW) {
-        std::uint64_t seq = 0;
-        if (auto e = detail::read_event(s, seq)) {
-          out.push_back(std::move(*e));
-          last_seq = std::max(last_seq, seq);
+      if (d_->reader.version >= 3) {
+        if (s.step() == SQLITE_ROW) in_file = detail::read_timeline(s.column_text(0), out);
+      } else {
+        while (s.step() == SQLITE_ROW) {
+          std::uint64_t seq = 0;
+          if (auto e = detail::read_event(s, seq)) out.push_back(std::move(*e));
         }
       }
     }
   }
-  for (auto& l : queued)
-    if (l.seq > last_seq) out.push_back(std::move(l.entry));
+  if (queued.empty()) return out;
+  std::vector<timeline_entry> pending;
+  detail::read_timeline(queued, pending);
+  // Those of the queued lines the file has (committed since they were taken) are skipped.
+  const std::uint64_t have = in_file > counted ? in_file - counted : 0;
+  for (std::size_t i = static_cast<std::size_t>(std::min<std::uint64_t>(have, pending.size()));
+       i < pending.size(); ++i) {
+    out.push_back(std::move(pending[i]));
+  }
   return out;
 }
 

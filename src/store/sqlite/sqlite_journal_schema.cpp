@@ -5,6 +5,8 @@
 #include "platform/file_facts.hpp"
 
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace idem::detail {
 namespace {
@@ -32,24 +34,11 @@ CREATE TABLE intents (
   last_outcome      TEXT,
   final_status      INTEGER NOT NULL,
   final_body        BLOB NOT NULL,     -- at most 64 KiB
-  error             TEXT NOT NULL
+  error             TEXT NOT NULL,
+  timeline          TEXT NOT NULL DEFAULT ''  -- one line per event (format 3; codec)
 );
 CREATE INDEX intents_by_state ON intents (state, seq);
 CREATE INDEX intents_by_finish ON intents (finished_at) WHERE finished_at IS NOT NULL;
-CREATE TABLE events (
-  seq         INTEGER PRIMARY KEY,     -- the order events happened in, over all intents
-  key         TEXT NOT NULL,
-  at          INTEGER NOT NULL,
-  kind        TEXT NOT NULL,
-  attempt     INTEGER NOT NULL,
-  class       TEXT,
-  status      INTEGER NOT NULL,
-  request_id  TEXT NOT NULL,
-  duration_ms INTEGER NOT NULL,
-  detail      TEXT NOT NULL,
-  intent      INTEGER NOT NULL DEFAULT 0  -- the intent's seq (format 2)
-);
-CREATE INDEX events_by_intent ON events (intent, seq);
 )sql";
 
 // Format 2's own table, created in a new file and by the migration.
@@ -64,6 +53,10 @@ constexpr const char* migrate_1_to_2_sql =
     "events.key), 0);"
     "DROP INDEX events_by_key;"
     "CREATE INDEX events_by_intent ON events (intent, seq);";
+
+// Format 2 to 3, the SQL half (move_timelines_into_rows does the rest).
+constexpr const char* add_timeline_column_sql =
+    "ALTER TABLE intents ADD COLUMN timeline TEXT NOT NULL DEFAULT '';";
 
 constexpr std::string_view sqlite_magic{"SQLite format 3\0", 16};
 constexpr std::size_t sqlite_header_size = 100;
@@ -226,6 +219,48 @@ bool check_journal(sqlite_connection& db, const std::string& path, bool& is_new,
   return true;
 }
 
+// Format 2 to 3, inside the upgrade's transaction: each intent's lines, oldest first, become
+// its row's timeline (the codec's text), then the events table goes. Lines of no intent (left
+// by a purge of format 1) and lines of a kind this code does not know go with it: no read
+// ever returned them.
+int move_timelines_into_rows(sqlite_connection& db) {
+  int rc = SQLITE_OK;
+  sqlite_statement intents(db.get(), "SELECT rowid, seq FROM intents", rc);
+  if (rc != SQLITE_OK) return rc;
+  sqlite_statement lines(db.get(),
+                         "SELECT seq, key, at, kind, attempt, class, status, request_id, "
+                         "duration_ms, detail FROM events WHERE intent = ?1 ORDER BY seq",
+                         rc);
+  if (rc != SQLITE_OK) return rc;
+  sqlite_statement update(db.get(), "UPDATE intents SET timeline = ?2 WHERE rowid = ?1", rc);
+  if (rc != SQLITE_OK) return rc;
+  // Read first, written after: an UPDATE beside an open SELECT over the same table could see
+  // its own rows again.
+  std::vector<std::pair<std::int64_t, std::int64_t>> rows;
+  while ((rc = intents.step()) == SQLITE_ROW)
+    rows.emplace_back(intents.column_int(0), intents.column_int(1));
+  if (rc != SQLITE_DONE) return rc;
+  std::string text;
+  for (const auto& [rowid, seq] : rows) {
+    text.clear();
+    {
+      statement_use use(lines);
+      lines.bind(1, seq);
+      while ((rc = lines.step()) == SQLITE_ROW) {
+        std::uint64_t line_seq = 0;
+        if (auto e = read_event(lines, line_seq)) append_timeline_line(text, *e);
+      }
+      if (rc != SQLITE_DONE) return rc;
+    }
+    if (text.empty()) continue;
+    statement_use use(update);
+    update.bind(1, rowid);
+    update.bind_text_ref(2, text);
+    if ((rc = update.step()) != SQLITE_DONE) return rc;
+  }
+  return db.exec("DROP TABLE events");
+}
+
 bool configure_writer(sqlite_connection& db, const journal_options& options, bool is_new,
                       std::int64_t file_version, std::error_code& ec, std::string& detail) {
   int rc = SQLITE_OK;
@@ -260,10 +295,14 @@ bool configure_writer(sqlite_connection& db, const journal_options& options, boo
   } else if (file_version == 1) {
     work += std::string(migrate_1_to_2_sql) + state_table_sql;
   }
+  if (!is_new && file_version < 3) work += add_timeline_column_sql;
+  rc = db.exec(work.c_str());
+  if (rc == SQLITE_OK && !is_new && file_version < 3) rc = move_timelines_into_rows(db);
+  work.clear();
   if (is_new || file_version != journal_schema_version)
     work += "PRAGMA user_version = " + std::to_string(journal_schema_version) + ";";
   work += "UPDATE journal_state SET value = 0 WHERE name = 'clean_shutdown'; COMMIT;";
-  rc = db.exec(work.c_str());
+  if (rc == SQLITE_OK) rc = db.exec(work.c_str());
   if (rc != SQLITE_OK) {
     fail(db, rc, options.path, ec, detail);
     const std::string what = is_new                                   ? "create the journal "
@@ -319,8 +358,9 @@ std::optional<journal_database> open_journal_database(const journal_options& opt
   return j;
 }
 
-const char* select_events_sql_for(std::int64_t version) {
-  return version < 2 ? select_events_by_key_sql : select_events_sql;
+const char* select_timeline_sql_for(std::int64_t version) {
+  if (version < 2) return select_events_by_key_sql;
+  return version < 3 ? select_events_sql : select_timeline_sql;
 }
 
 void mark_clean_shutdown(sqlite_connection& db) noexcept {

@@ -22,7 +22,10 @@ inline constexpr std::int64_t journal_application_id = 0x6964656D;
 ///   2: events indexed by their intent's seq (a key is random, so every line written touched
 ///      its own page of the key index: about a third of the bytes written per intent), and
 ///      the journal_state table (the clean-shutdown mark).
-inline constexpr std::int64_t journal_schema_version = 2;
+///   3: no events table: each intent's timeline is a text column of its row (tab-separated
+///      lines), appended to by the writes its row gets anyway, so that a commit writes one row
+///      per intent instead of that row plus a row and an index entry per line.
+inline constexpr std::int64_t journal_schema_version = 3;
 
 struct journal_database {
   sqlite_connection db;
@@ -32,8 +35,9 @@ struct journal_database {
   std::int64_t version = journal_schema_version;
 };
 
-/// The timeline statement for a file of `version` (?1 = key; oldest first).
-[[nodiscard]] const char* select_events_sql_for(std::int64_t version);
+/// The timeline statement for a file of `version` (?1 = key): the row's column in format 3,
+/// else the events table's lines, oldest first.
+[[nodiscard]] const char* select_timeline_sql_for(std::int64_t version);
 
 /// Marks the journal as closed cleanly (at the writer's close, after its last commit): the next
 /// open skips `PRAGMA quick_check`. Every writer's open clears the mark first, so a process

@@ -134,7 +134,6 @@ void sqlite_journal::impl::commit_batch() noexcept {
   try {
     std::lock_guard write_lock(write_mutex);
     std::vector<snapshot> snaps;
-    std::vector<line> batch;
     {
       std::lock_guard room_lock(room->mutex);
       std::lock_guard lock(mutex);
@@ -147,7 +146,6 @@ void sqlite_journal::impl::commit_batch() noexcept {
       // once, created close together, share pages (a commit writes each page it touches).
       std::sort(snaps.begin(), snaps.end(),
                 [](const snapshot& a, const snapshot& b) { return a.seq < b.seq; });
-      batch.assign(lines.begin(), lines.end());
       // Visible to a context's shutdown until they are completed (drop_waiters_of).
       for (auto& w : waiters)
         completing.push_back(std::move(w));
@@ -156,11 +154,10 @@ void sqlite_journal::impl::commit_batch() noexcept {
       work = false;
       deferred_since.reset();
     }
-    if (!snaps.empty() || !batch.empty()) {
-      ec = write_transaction(snaps, batch);
+    if (!snaps.empty()) {
+      ec = write_transaction(snaps);
       std::lock_guard lock(mutex);
       if (!ec) {
-        lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(batch.size()));
         for (const auto& s : snaps) {
           entry& en = s.node->second;
           committed_to(en, s);
@@ -169,7 +166,7 @@ void sqlite_journal::impl::commit_batch() noexcept {
         }
         commits.fetch_add(1, std::memory_order_relaxed);
       } else {
-        // Kept for the next commit: the records stay dirty, the lines stay queued.
+        // Kept for the next commit: the records stay dirty, their lines queued.
         for (const auto& s : snaps) {
           if (s.node->second.queued) continue;
           s.node->second.queued = true;
@@ -192,7 +189,9 @@ sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(record_node& no
              .seq = en.seq,
              .version = en.version,
              .how = row_write::whole,
-             .rowid = en.in_file ? en.rowid : 0};
+             .rowid = en.in_file ? en.rowid : 0,
+             .lines = en.lines,
+             .line_count = en.queued_lines};
   if (!en.in_file || en.what_version > en.committed) {
     s.whole = en.record;
     s.progress.state = en.record.state;
@@ -210,6 +209,10 @@ void sqlite_journal::impl::committed_to(entry& en, const snapshot& s) {
   en.committed = std::max(en.committed, s.version);
   en.in_file = true;
   en.rowid = s.rowid;
+  // The lines the commit took; those recorded meanwhile stay queued.
+  en.lines.erase(0, s.lines.size());
+  en.queued_lines -= s.line_count;
+  en.file_lines += s.line_count;
   if (s.how != row_write::progress) {
     en.file_state = s.progress.state;
     en.file_finished_at = s.progress.finished_at;
@@ -223,6 +226,7 @@ int sqlite_journal::impl::write_whole_row(snapshot& s) {
     {
       statement_use use(w.insert);
       detail::bind_intent(w.insert, *s.whole, s.seq);
+      w.insert.bind_text_ref(23, s.lines);
       rc = w.insert.step();
     }
     if (rc == SQLITE_DONE) {
@@ -237,6 +241,7 @@ int sqlite_journal::impl::write_whole_row(snapshot& s) {
   {
     statement_use use(w.upsert);
     detail::bind_intent(w.upsert, *s.whole, s.seq);
+    w.upsert.bind_text_ref(23, s.lines);
     rc = w.upsert.step();
   }
   if (rc != SQLITE_DONE || s.rowid != 0) return rc;
@@ -248,8 +253,7 @@ int sqlite_journal::impl::write_whole_row(snapshot& s) {
   return SQLITE_DONE;
 }
 
-std::error_code sqlite_journal::impl::write_transaction(std::vector<snapshot>& snaps,
-                                                        const std::vector<line>& batch) {
+std::error_code sqlite_journal::impl::write_transaction(std::vector<snapshot>& snaps) {
   auto& w = *writer;
   int rc = run(w.begin);
   if (rc == SQLITE_DONE) {
@@ -260,17 +264,10 @@ std::error_code sqlite_journal::impl::write_transaction(std::vector<snapshot>& s
         const bool with_state = s.how == row_write::progress_and_state;
         auto& update = with_state ? w.update_progress_and_state : w.update_progress;
         statement_use use(update);
-        detail::bind_progress(update, s.rowid, s.progress, with_state);
+        detail::bind_progress(update, s.rowid, s.progress, with_state, s.lines);
         rc = update.step();
       }
       if (rc != SQLITE_DONE) break;
-    }
-  }
-  if (rc == SQLITE_DONE) {
-    for (const auto& l : batch) {
-      statement_use use(w.insert_event);
-      detail::bind_event(w.insert_event, l.seq, l.key, l.intent_seq, l.entry);
-      if ((rc = w.insert_event.step()) != SQLITE_DONE) break;
     }
   }
   if (rc == SQLITE_DONE) rc = run(w.commit);
@@ -287,11 +284,6 @@ std::size_t sqlite_journal::impl::purge(wall_time cutoff) {
   std::size_t purged = 0;
   int rc = run(w.begin);
   if (rc == SQLITE_DONE) {
-    statement_use use(w.purge_events);
-    w.purge_events.bind(1, ms);
-    rc = w.purge_events.step();
-  }
-  if (rc == SQLITE_DONE) {
     statement_use use(w.purge_intents);
     w.purge_intents.bind(1, ms);
     rc = w.purge_intents.step();
@@ -302,7 +294,7 @@ std::size_t sqlite_journal::impl::purge(wall_time cutoff) {
     if (!sqlite3_get_autocommit(w.db.get())) run(w.rollback);
     return 0;
   }
-  // Final records not yet committed that are past the cutoff go too, with their lines.
+  // Final records not yet committed that are past the cutoff go too, with their queued lines.
   std::lock_guard lock(mutex);
   for (auto it = records.begin(); it != records.end();) {
     const intent_record& r = it->second.record;
@@ -311,7 +303,6 @@ std::size_t sqlite_journal::impl::purge(wall_time cutoff) {
       continue;
     }
     if (it->second.queued) std::erase(dirty, &*it);
-    std::erase_if(lines, [&](const line& l) { return l.key == it->first; });
     it = records.erase(it);
   }
   return purged;

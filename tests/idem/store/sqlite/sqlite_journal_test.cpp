@@ -280,7 +280,8 @@ TEST_F(sqlite_journal_test, PurgeForgetsOldFinalIntentsAndKeepsOpenOnes) {
     ASSERT_TRUE(j->find(ancient_open.key()));
     EXPECT_EQ(keys_of(j->open_intents()), (std::vector<std::string>{ancient_open.key().str()}));
   }
-  EXPECT_EQ(query_int(path(), "SELECT count(*) FROM events WHERE key = '" + old_paid.key().str() +
+  // Their rows are gone, timelines and all.
+  EXPECT_EQ(query_int(path(), "SELECT count(*) FROM intents WHERE key = '" + old_paid.key().str() +
                                   "' OR key = '" + old_abandoned.key().str() + "'"),
             0);
 
