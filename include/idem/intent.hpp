@@ -4,9 +4,9 @@
 /// minted for it, once, at creation. The key and the payload can never be separated or changed:
 /// a corrected request is a new intent, with a new key.
 
+#include <atomic>
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -88,10 +88,17 @@ class intent {
     std::shared_ptr<const business_lookup> lookup;
     std::string business_id;
     bool own_business_id = false;
-    mutable std::once_flag lookup_made;
-    mutable std::unique_ptr<const business_lookup> whole_lookup;  // set once, by lookup()
-    mutable std::once_flag parsed;
-    mutable nlohmann::json payload;  // set once, by payload()
+    // Made on first use, published once (the first made wins; a thread that lost the race
+    // drops its own) and owned here. Not std::call_once: glibc's makes a futex system call
+    // every time it completes, one per intent (issue 47).
+    mutable std::atomic<const business_lookup*> whole_lookup{nullptr};  // by lookup()
+    mutable std::atomic<const nlohmann::json*> payload{nullptr};        // by payload()
+    data(const data&) = delete;
+    data& operator=(const data&) = delete;
+    ~data() {
+      delete whole_lookup.load(std::memory_order_acquire);
+      delete payload.load(std::memory_order_acquire);
+    }
   };
   friend struct detail::intent_builder;
   explicit intent(std::shared_ptr<const data> d) : d_(std::move(d)) {}

@@ -24,23 +24,35 @@ std::optional<intent> intent::restore_exact(idempotency_key key, operation op, s
                                              std::move(lookup)));
 }
 
+namespace {
+
+// Publishes `made` in `slot` unless another thread published first; what is there after.
+template <class T>
+const T& publish_once(std::atomic<const T*>& slot, std::unique_ptr<const T> made) {
+  const T* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel,
+                                   std::memory_order_acquire)) {
+    return *made.release();
+  }
+  return *expected;  // another thread's, made meanwhile: ours goes
+}
+
+}  // namespace
+
 const nlohmann::json& intent::payload() const {
+  if (const auto* parsed = d_->payload.load(std::memory_order_acquire)) return *parsed;
   // The body is JSON (created by dump(), or accepted by restore_exact), so this parse succeeds.
-  std::call_once(d_->parsed, [this] {
-    d_->payload = nlohmann::json::parse(d_->body, nullptr, /*allow_exceptions=*/false);
-  });
-  return d_->payload;
+  return publish_once(d_->payload, std::make_unique<const nlohmann::json>(nlohmann::json::parse(
+                                       d_->body, nullptr, /*allow_exceptions=*/false)));
 }
 
 const business_lookup& intent::lookup() const {
   if (!d_->own_business_id) return *d_->lookup;
   // Made on first use only: most intents are never looked up (and a journal reads it once).
-  std::call_once(d_->lookup_made, [this] {
-    auto whole = std::make_unique<business_lookup>(*d_->lookup);
-    whole->business_id = d_->business_id;
-    d_->whole_lookup = std::move(whole);
-  });
-  return *d_->whole_lookup;
+  if (const auto* whole = d_->whole_lookup.load(std::memory_order_acquire)) return *whole;
+  auto made = std::make_unique<business_lookup>(*d_->lookup);
+  made->business_id = d_->business_id;
+  return publish_once(d_->whole_lookup, std::unique_ptr<const business_lookup>(std::move(made)));
 }
 
 bool intent::same_request(const intent& other) const noexcept {
