@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -193,6 +194,22 @@ class client {
         },
         token, p);
   }
+  /// Writes every intent of `intents` and every plan of `plans` to the store, as async_plan
+  /// does, and completes once with `void(std::error_code)` when all are durable (the first error
+  /// if one was not). One wait for the lot: a journal records them under one lock and commits
+  /// them together, where async_plan makes the caller wait (and the journal complete) once per
+  /// intent. The spans are read when the operation starts: at once for a callback or a future,
+  /// when awaited for a deferred token.
+  template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
+  auto async_plan_all(std::span<const intent> intents, std::span<const planned_intent> plans,
+                      CompletionToken&& token = CompletionToken{}) {
+    return boost::asio::async_initiate<CompletionToken, void(std::error_code)>(
+        [this](auto handler, std::span<const intent> i, std::span<const planned_intent> p) {
+          plan_all_impl(
+              i, p, boost::asio::any_completion_handler<void(std::error_code)>(std::move(handler)));
+        },
+        token, intents, plans);
+  }
 
   /// Drives every open intent of the store to an end (on start-up, to finish what a killed,
   /// interrupted or shut-down process left), each with its own key and exact bytes under a
@@ -281,6 +298,8 @@ class client {
                    boost::asio::any_completion_handler<void(resume_summary)> handler);
   void plan_impl(const intent& i, std::optional<std::string> depends_on,
                  boost::asio::any_completion_handler<void(std::error_code)> handler);
+  void plan_all_impl(std::span<const intent> intents, std::span<const planned_intent> plans,
+                     boost::asio::any_completion_handler<void(std::error_code)> handler);
   void flush_impl(std::chrono::milliseconds within, bool shutdown,
                   boost::asio::any_completion_handler<void(flush_report)> handler);
   std::shared_ptr<core> core_;

@@ -217,6 +217,13 @@ class intent_store {
   /// Records `e`; completes `handler` through `ex` when it is durable. See the class comment.
   virtual void async_write(intent_event e, boost::asio::any_io_executor ex,
                            write_handler handler) = 0;
+  /// Records every event of `events`, in order, and completes `handler` through `ex` once, when
+  /// all are durable, with the first error if any was not (as async_write would report it).
+  /// One wait for many events: a store that commits in groups (the journal) records them under
+  /// one lock and completes one write where async_write would complete one per event. The
+  /// default calls async_write for each.
+  virtual void async_write_all(std::vector<intent_event> events, boost::asio::any_io_executor ex,
+                               write_handler handler);
   /// Records `e` without waiting for durability (its errors are not reported; a later event
   /// of the same intent makes the record durable as a whole).
   virtual void write(intent_event e) = 0;

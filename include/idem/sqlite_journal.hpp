@@ -88,6 +88,9 @@ class sqlite_journal final : public intent_store {
   sqlite_journal& operator=(const sqlite_journal&) = delete;
 
   void async_write(intent_event e, boost::asio::any_io_executor ex, write_handler handler) override;
+  /// All under one lock, one write waiting for the commit that takes them all.
+  void async_write_all(std::vector<intent_event> events, boost::asio::any_io_executor ex,
+                       write_handler handler) override;
   void write(intent_event e) override;
   [[nodiscard]] std::optional<intent_record> find(const idempotency_key& key) const override;
   [[nodiscard]] std::vector<intent_record> open_intents() const override;

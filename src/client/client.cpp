@@ -105,17 +105,40 @@ void detail::submit_on(const std::shared_ptr<client::core>& core, const intent& 
                   });
 }
 
+namespace {
+
+events::created planned(const intent& i, std::optional<std::string> depends_on,
+                        const std::string& principal, wall_time at) {
+  const bool bound = !depends_on.has_value();
+  return events::created{.what = i,
+                         .principal = principal,
+                         .at = at,
+                         .depends_on = std::move(depends_on),
+                         .path_bound = bound};
+}
+
+}  // namespace
+
 void client::plan_impl(const intent& i, std::optional<std::string> depends_on,
                        boost::asio::any_completion_handler<void(std::error_code)> handler) {
   // Straight to the store (it is thread-safe); the completion is posted to the handler's
   // associated executor, by default the client's.
-  const bool bound = !depends_on.has_value();
-  core_->store->async_write(events::created{.what = i,
-                                            .principal = core_->credentials_fingerprint,
-                                            .at = core_->sched->wall_now(),
-                                            .depends_on = std::move(depends_on),
-                                            .path_bound = bound},
-                            core_->ex, std::move(handler));
+  core_->store->async_write(
+      planned(i, std::move(depends_on), core_->credentials_fingerprint, core_->sched->wall_now()),
+      core_->ex, std::move(handler));
+}
+
+void client::plan_all_impl(std::span<const intent> intents, std::span<const planned_intent> plans,
+                           boost::asio::any_completion_handler<void(std::error_code)> handler) {
+  const auto at = core_->sched->wall_now();
+  const std::string& principal = core_->credentials_fingerprint;
+  std::vector<intent_event> events;
+  events.reserve(intents.size() + plans.size());
+  for (const auto& i : intents)
+    events.emplace_back(planned(i, std::nullopt, principal, at));
+  for (const auto& p : plans)
+    events.emplace_back(planned(p.draft(), p.depends_on(), principal, at));
+  core_->store->async_write_all(std::move(events), core_->ex, std::move(handler));
 }
 
 client_counters client::counters() const {

@@ -180,14 +180,14 @@ sqlite_journal::~sqlite_journal() {
 
 // Applies `e` to its record and queues its timeline line. False for an event of an intent the
 // journal does not know (ignored).
-bool sqlite_journal::impl::record_locked(const intent_event& e) {
+bool sqlite_journal::impl::record_locked(const intent_event& e, bool reader_held) {
   const std::string& key = key_of(e).str();
   const auto* created = std::get_if<events::created>(&e);
   auto it = records.find(key);
   if (it == records.end()) {
     // Not in memory: a new intent, or a final one already committed (read it back, so that a
     // late event updates the stored record instead of replacing it).
-    auto stored = read_record(key);
+    auto stored = reader_held ? read_record_locked(key) : read_record(key);
     if (created) {
       if (stored) return true;  // a created for a known key changes nothing
       const auto seq = next_intent_seq++;
@@ -220,27 +220,64 @@ bool sqlite_journal::impl::record_locked(const intent_event& e) {
   return true;
 }
 
-void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex,
-                                 write_handler handler) {
-  if (d_->options.read_only) {
+namespace {
+
+// Records what `record` records (`mutex` held; false if nothing of a known intent) and queues
+// one write that waits for the commit taking it all.
+template <class Record>
+void write_waited(sqlite_journal::impl& d, boost::asio::any_io_executor ex,
+                  intent_store::write_handler handler, Record record) {
+  if (d.options.read_only) {
     detail::complete_now(std::move(ex), std::move(handler), journal_errc::read_only);
     return;
   }
   auto w = detail::make_waiter(std::move(ex), std::move(handler));
-  d_->watch(w);
+  d.watch(w);
   bool known = false;
   try {
-    std::lock_guard lock(d_->mutex);
-    known = d_->record_locked(e);
-    if (known) d_->waiters.push_back(std::move(w));
+    std::lock_guard lock(d.mutex);
+    known = record(d);
+    if (known) d.waiters.push_back(std::move(w));
   } catch (...) {  // out of memory: the write may not be recorded, say so
     detail::complete(w, journal_errc::io);
     return;
   }
   if (known)
-    d_->wake.notify_one();
+    d.wake.notify_one();
   else
     detail::complete(w, {});  // an unknown intent's event: nothing to make durable
+}
+
+}  // namespace
+
+bool sqlite_journal::impl::record_all_locked(const std::vector<intent_event>& events) {
+  // One read transaction instead of one per read: each takes and lets go of the WAL's read
+  // lock, two fcntl system calls, for every intent of a plan. Nothing the reads could miss is
+  // committed meanwhile: a commit ends by taking `mutex`, held here.
+  std::lock_guard lock(read_mutex);
+  const bool batched = events.size() > 1 && reader.db.exec("BEGIN") == SQLITE_OK;
+  bool known = false;
+  try {
+    for (const auto& e : events)
+      known = record_locked(e, true) || known;
+  } catch (...) {
+    if (batched) reader.db.exec("COMMIT");
+    throw;
+  }
+  if (batched) reader.db.exec("COMMIT");
+  return known;
+}
+
+void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex,
+                                 write_handler handler) {
+  write_waited(*d_, std::move(ex), std::move(handler),
+               [&e](impl& d) { return d.record_locked(e); });
+}
+
+void sqlite_journal::async_write_all(std::vector<intent_event> events,
+                                     boost::asio::any_io_executor ex, write_handler handler) {
+  write_waited(*d_, std::move(ex), std::move(handler),
+               [&events](impl& d) { return d.record_all_locked(events); });
 }
 
 void sqlite_journal::write(intent_event e) {

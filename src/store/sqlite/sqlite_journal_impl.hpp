@@ -140,8 +140,12 @@ struct sqlite_journal::impl {
   static snapshot snapshot_of(record_node& node);
   static void committed_to(entry& en, const snapshot& s);
   bool load(std::error_code& ec, std::string& why);
-  // Applies an event and queues it (`mutex` held); false for an unknown intent's event.
-  bool record_locked(const intent_event& e);
+  // Applies an event and queues it (`mutex` held, and read_mutex if `reader_held`); false for
+  // an unknown intent's event.
+  bool record_locked(const intent_event& e, bool reader_held = false);
+  // record_locked for each of `events` (`mutex` held); false if none was a known intent's.
+  // The reads that tell a new intent from a known one share one read transaction.
+  bool record_all_locked(const std::vector<intent_event>& events);
   // The stored record of `key`, its seq, rowid and timeline length (sqlite_journal_reads.cpp).
   struct stored_record {
     intent_record record;
@@ -150,6 +154,7 @@ struct sqlite_journal::impl {
     std::uint64_t lines = 0;
   };
   std::optional<stored_record> read_record(const std::string& key) const;
+  std::optional<stored_record> read_record_locked(const std::string& key) const;  // read_mutex held
   // Watches the event loop of `w` (its first write there: journal_context_watch.hpp).
   void watch(const detail::journal_waiter& w);
   // `ctx` is going (room->mutex held): its waiting writes are dropped, uncompleted.

@@ -12,6 +12,11 @@ using detail::statement_use;
 std::optional<sqlite_journal::impl::stored_record> sqlite_journal::impl::read_record(
     const std::string& key) const {
   std::lock_guard lock(read_mutex);
+  return read_record_locked(key);
+}
+
+std::optional<sqlite_journal::impl::stored_record> sqlite_journal::impl::read_record_locked(
+    const std::string& key) const {
   if (!reader.has_schema) return std::nullopt;
   statement_use use(reader.intent);
   reader.intent.bind_text(1, key);

@@ -235,6 +235,54 @@ TEST_F(client_store_test, APlannedIntentsPathIsWrittenDownBeforeItsFirstAttempt)
   EXPECT_EQ(t[2].what, timeline_entry::kind::attempt_started);
 }
 
+// A plan of many waits once for the lot (intent_store::async_write_all; a store without its own
+// takes each write in turn): nothing is sent, plans keep their template and prerequisite, and
+// the one completion comes when the last write is durable, with the first failure.
+class client_plan_all_test : public client_store_test {
+ protected:
+  std::optional<std::error_code> plan_all(client& c, int& calls) {
+    std::optional<std::error_code> got;
+    c.async_plan_all(intents, plans, [&](std::error_code ec) {
+      ++calls;
+      got = ec;
+    });
+    drain();
+    return got;
+  }
+  const intent a = orders::create(sample_order("m-all-a"));
+  const intent b = orders::create(sample_order("m-all-b"));
+  const planned_intent payment = orders::plan_payment(a, {.amount_minor = 1500, .currency = "EUR"});
+  std::vector<intent> intents{a, b};
+  std::vector<planned_intent> plans{payment};
+};
+
+TEST_F(client_plan_all_test, WritesEveryIntentAndPlanDownAndCompletesOnceWhenAllAreDurable) {
+  auto c = make_client(with_store());
+  store->holding = true;
+  int calls = 0;
+  EXPECT_FALSE(plan_all(*c, calls)) << "completed before its writes were durable";
+  EXPECT_EQ(store->pending(), 3u);
+  store->release();
+  drain();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(store->open_intents().size(), 3u);
+  EXPECT_TRUE(store->find(a.key())->path_bound);
+  const auto plan = store->find(payment.key());
+  ASSERT_TRUE(plan);
+  EXPECT_FALSE(plan->path_bound);
+  EXPECT_EQ(plan->depends_on, a.key().str());
+  EXPECT_TRUE(net->requests().empty());
+}
+
+TEST_F(client_plan_all_test, SaysWhichErrorKeptAWriteFromBeingDurable) {
+  auto c = make_client(with_store());
+  store->fail_when = [this](const intent_event& e) { return key_of(e) == b.key(); };
+  int calls = 0;
+  EXPECT_EQ(plan_all(*c, calls), make_error_code(journal_errc::full));
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(store->find(a.key()));
+}
+
 TEST_F(client_store_test, AnIntentMadeOfflineIsDurableAtOnceOrSaysWhyNot) {
   // Offline, the first attempt (the intent's first durable point) may be hours away. A store
   // that cannot make the intent durable (a full disk) must say so now, not lose it to a kill.

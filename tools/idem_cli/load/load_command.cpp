@@ -2,9 +2,11 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "idem/client.hpp"
+#include "idem/journal_error.hpp"
 #include "idem/memory_intent_store.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/crash_points.hpp"
@@ -39,19 +41,12 @@ load_summary run_plan_to_end(boost::asio::io_context& io, client& c, run_plan pl
 
 void write_plan(boost::asio::io_context& io, client& c, const run_plan& plan) {
   // Every intent of the plan, keys minted, is written down before the first request: a crash
-  // from here on loses nothing. Group commit makes this one transaction or a few.
-  std::size_t pending = plan.ready.size() + plan.after.size();
-  std::error_code failure;
-  auto done = [&](std::error_code ec) {
-    if (ec && !failure) failure = ec;
-    --pending;
-  };
-  for (const auto& i : plan.ready)
-    c.async_plan(i, done);
-  for (const auto& p : plan.after)
-    c.async_plan(p, done);
-  while (pending != 0 && io.run_one() != 0) {
+  // from here on loses nothing. One write waits for them all (one transaction or a few).
+  std::optional<std::error_code> done;
+  c.async_plan_all(plan.ready, plan.after, [&](std::error_code ec) { done = ec; });
+  while (!done && io.run_one() != 0) {
   }
+  const std::error_code failure = done.value_or(make_error_code(journal_errc::closed));
   io.restart();
   if (failure)
     throw std::runtime_error("cannot write the plan to the journal: " + failure.message());

@@ -55,6 +55,53 @@ class sqlite_journal_deferral_test : public journal_fixture {
   }
 };
 
+// A plan of many (client::async_plan_all) is recorded under one lock and waits once: one
+// commit, one completion, every intent there after a reopen in the order written; a created
+// among them for an intent already final in the file changes nothing, as alone.
+TEST_F(sqlite_journal_deferral_test, ManyEventsWrittenTogetherAreOneCommitAndOneCompletion) {
+  const auto done = orders::create(sample_order("all-done"));
+  std::vector<intent> planned;
+  std::vector<intent_event> events;
+  for (int i = 0; i < 40; ++i) {
+    planned.push_back(orders::create(sample_order("all-" + std::to_string(i))));
+    events.emplace_back(created(planned.back()));
+    if (i == 20) events.emplace_back(created(done));
+  }
+  {
+    auto j = open_without_timer();
+    ASSERT_TRUE(j);
+    ASSERT_FALSE(write_durable(*j, created(done)));
+    ASSERT_FALSE(write_durable(*j, reported(done, outcome_kind::succeeded, 201, "{}")));
+    ASSERT_EQ(j->commits(), 2u);
+    int calls = 0;
+    std::optional<std::error_code> got;
+    j->async_write_all(events, io.get_executor(),
+                       boost::asio::bind_executor(io, [&](std::error_code ec) {
+                         ++calls;
+                         got = ec;
+                       }));
+    run_until([&] { return got.has_value(); });
+    EXPECT_EQ(got, std::error_code{});
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(j->commits(), 3u);
+  }
+  auto o = options();
+  o.read_only = true;
+  auto j = open(o);
+  ASSERT_TRUE(j);
+  const auto open_now = j->open_intents();
+  ASSERT_EQ(open_now.size(), planned.size());
+  for (std::size_t i = 0; i < planned.size(); ++i)
+    EXPECT_EQ(open_now[i].what.key(), planned[i].key());
+  EXPECT_EQ(j->find(done.key())->state, intent_state::succeeded);
+  // A read-only journal refuses them, as it refuses one.
+  std::optional<std::error_code> refused;
+  j->async_write_all(events, io.get_executor(),
+                     boost::asio::bind_executor(io, [&](std::error_code ec) { refused = ec; }));
+  run_until([&] { return refused.has_value(); });
+  EXPECT_EQ(refused, make_error_code(journal_errc::read_only));
+}
+
 TEST_F(sqlite_journal_deferral_test, AnIntentsEndRidesWithTheNextWaitedCommit) {
   auto j = open_without_timer();
   ASSERT_TRUE(j);
