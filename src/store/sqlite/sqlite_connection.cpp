@@ -31,8 +31,8 @@ std::error_code journal_error_of(int sqlite_rc, int sys_errno) noexcept {
   }
 }
 
-sqlite_connection::sqlite_connection(const std::string& path, int flags, int& rc) {
-  rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+sqlite_connection::sqlite_connection(const std::string& path, int flags, int& rc, const char* vfs) {
+  rc = sqlite3_open_v2(path.c_str(), &db_, flags, vfs);
   if (db_) sqlite3_extended_result_codes(db_, 1);
 }
 

@@ -24,9 +24,9 @@ namespace idem::detail {
 class sqlite_connection {
  public:
   sqlite_connection() = default;
-  /// Opens `path` with `flags` (SQLITE_OPEN_*); check `rc` (the connection is usable for
-  /// error messages even on failure).
-  sqlite_connection(const std::string& path, int flags, int& rc);
+  /// Opens `path` with `flags` (SQLITE_OPEN_*) through the VFS named `vfs` (the default if
+  /// nullptr); check `rc` (the connection is usable for error messages even on failure).
+  sqlite_connection(const std::string& path, int flags, int& rc, const char* vfs = nullptr);
   ~sqlite_connection();
   sqlite_connection(sqlite_connection&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
   sqlite_connection& operator=(sqlite_connection&& other) noexcept;

@@ -1,6 +1,7 @@
 #include "store/sqlite/sqlite_journal_schema.hpp"
 
 #include "store/sqlite/sqlite_journal_codec.hpp"
+#include "store/sqlite/wal_write_batching.hpp"
 
 #include "platform/file_facts.hpp"
 
@@ -330,7 +331,12 @@ std::optional<journal_database> open_journal_database(const journal_options& opt
       SQLITE_OPEN_NOMUTEX |
       (options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   int rc = SQLITE_OK;
-  journal_database j{sqlite_connection(options.path, flags, rc)};
+  // A writer with full durability writes each commit's WAL frames with one system call
+  // (wal_write_batching.hpp).
+  const char* vfs = !options.read_only && options.durability == journal_durability::full
+                        ? wal_write_batching_vfs()
+                        : nullptr;
+  journal_database j{sqlite_connection(options.path, flags, rc, vfs)};
   if (rc != SQLITE_OK) {
     fail(j.db, rc, options.path, ec, detail);
     detail = "cannot open " + options.path + ": " + j.db.message();

@@ -267,6 +267,28 @@ TEST_F(sqlite_journal_safety_test, FullDiskFailsTheWriteKeepsItAndALaterCommitMa
   EXPECT_EQ(j->timeline(big.key()).size(), 2u);
 }
 
+// A writer with full durability gathers each commit's WAL frames into one write
+// (wal_write_batching.hpp). Every commit, small or larger than what one write takes, is in the
+// file for another connection as soon as it completes, and whole after the process dies.
+TEST_F(sqlite_journal_safety_test, EachCommitIsInTheFileForAnotherConnectionOnceItCompletes) {
+  auto j = open();
+  ASSERT_TRUE(j);
+  for (int n = 1; n <= 30; ++n) {
+    // Every fifth intent's body spans several pages: commits of more than 96 KiB of frames.
+    const auto what = n % 5 == 0 ? intent::create({"POST", "/v1/orders"},
+                                                  {{"note", std::string(150 * 1024, 'w')}})
+                                 : orders::create(sample_order("m-seen-" + std::to_string(n)));
+    ASSERT_FALSE(write_durable(*j, created(what)));
+    ASSERT_EQ(query_int(path(), "SELECT count(*) FROM intents"), n);
+  }
+  j.reset();
+  ASSERT_EQ(die_after_writing({created(orders::create(sample_order("m-seen-last")))}), 0);
+  EXPECT_EQ(query_int(path(), "SELECT count(*) FROM intents"), 31);
+  auto reopened = open();  // the full check after a process that died: sound
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(reopened->counts().intents, 31u);
+}
+
 TEST_F(sqlite_journal_safety_test, WriteProtectedDirectoryFailsOpenAsReadOnly) {
   fill(1, 10);
   const std::string before = read_bytes(path());
