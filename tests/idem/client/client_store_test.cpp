@@ -240,15 +240,17 @@ TEST_F(client_store_test, APlannedIntentsPathIsWrittenDownBeforeItsFirstAttempt)
 // the one completion comes when the last write is durable, with the first failure.
 class client_plan_all_test : public client_store_test {
  protected:
-  std::optional<std::error_code> plan_all(client& c, int& calls) {
-    std::optional<std::error_code> got;
-    c.async_plan_all(intents, plans, [&](std::error_code ec) {
+  // What the completion got so far (members: it may come after plan_all returned).
+  std::optional<std::error_code> plan_all(client& c) {
+    c.async_plan_all(intents, plans, [this](std::error_code ec) {
       ++calls;
       got = ec;
     });
     drain();
     return got;
   }
+  int calls = 0;
+  std::optional<std::error_code> got;
   const intent a = orders::create(sample_order("m-all-a"));
   const intent b = orders::create(sample_order("m-all-b"));
   const planned_intent payment = orders::plan_payment(a, {.amount_minor = 1500, .currency = "EUR"});
@@ -259,11 +261,11 @@ class client_plan_all_test : public client_store_test {
 TEST_F(client_plan_all_test, WritesEveryIntentAndPlanDownAndCompletesOnceWhenAllAreDurable) {
   auto c = make_client(with_store());
   store->holding = true;
-  int calls = 0;
-  EXPECT_FALSE(plan_all(*c, calls)) << "completed before its writes were durable";
+  EXPECT_FALSE(plan_all(*c)) << "completed before its writes were durable";
   EXPECT_EQ(store->pending(), 3u);
   store->release();
   drain();
+  EXPECT_EQ(got, std::error_code{});
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(store->open_intents().size(), 3u);
   EXPECT_TRUE(store->find(a.key())->path_bound);
@@ -277,8 +279,7 @@ TEST_F(client_plan_all_test, WritesEveryIntentAndPlanDownAndCompletesOnceWhenAll
 TEST_F(client_plan_all_test, SaysWhichErrorKeptAWriteFromBeingDurable) {
   auto c = make_client(with_store());
   store->fail_when = [this](const intent_event& e) { return key_of(e) == b.key(); };
-  int calls = 0;
-  EXPECT_EQ(plan_all(*c, calls), make_error_code(journal_errc::full));
+  EXPECT_EQ(plan_all(*c), make_error_code(journal_errc::full));
   EXPECT_EQ(calls, 1);
   EXPECT_TRUE(store->find(a.key()));
 }
