@@ -318,8 +318,7 @@ template <class Int>
 std::optional<Int> parse_number(std::string_view text) {
   Int n{};
   const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || text.empty())
-    return std::nullopt;
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size()) return std::nullopt;
   return n;
 }
 

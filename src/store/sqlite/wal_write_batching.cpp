@@ -88,32 +88,32 @@ int wal_write(sqlite3_file* f, const void* p, int n, sqlite3_int64 at) {
 
 // Every other method: what is gathered goes out first, then the default VFS's own.
 template <auto Method, class... Args>
-int then(sqlite3_file* f, Args... args) {
+int after_write_out(sqlite3_file* f, Args... args) {
   if (const int rc = write_out(f); rc != SQLITE_OK) return rc;
   sqlite3_file* real = real_of(f);
   return (real->pMethods->*Method)(real, args...);
 }
 
 int wal_truncate(sqlite3_file* f, sqlite3_int64 size) {
-  return then<&sqlite3_io_methods::xTruncate>(f, size);
+  return after_write_out<&sqlite3_io_methods::xTruncate>(f, size);
 }
 int wal_sync(sqlite3_file* f, int flags) {
-  return then<&sqlite3_io_methods::xSync>(f, flags);
+  return after_write_out<&sqlite3_io_methods::xSync>(f, flags);
 }
 int wal_file_size(sqlite3_file* f, sqlite3_int64* size) {
-  return then<&sqlite3_io_methods::xFileSize>(f, size);
+  return after_write_out<&sqlite3_io_methods::xFileSize>(f, size);
 }
 int wal_lock(sqlite3_file* f, int level) {
-  return then<&sqlite3_io_methods::xLock>(f, level);
+  return after_write_out<&sqlite3_io_methods::xLock>(f, level);
 }
 int wal_unlock(sqlite3_file* f, int level) {
-  return then<&sqlite3_io_methods::xUnlock>(f, level);
+  return after_write_out<&sqlite3_io_methods::xUnlock>(f, level);
 }
 int wal_check_reserved(sqlite3_file* f, int* out) {
-  return then<&sqlite3_io_methods::xCheckReservedLock>(f, out);
+  return after_write_out<&sqlite3_io_methods::xCheckReservedLock>(f, out);
 }
 int wal_file_control(sqlite3_file* f, int op, void* arg) {
-  return then<&sqlite3_io_methods::xFileControl>(f, op, arg);
+  return after_write_out<&sqlite3_io_methods::xFileControl>(f, op, arg);
 }
 int wal_sector_size(sqlite3_file* f) {
   return real_of(f)->pMethods->xSectorSize(real_of(f));
@@ -122,10 +122,10 @@ int wal_device(sqlite3_file* f) {
   return real_of(f)->pMethods->xDeviceCharacteristics(real_of(f));
 }
 int wal_shm_map(sqlite3_file* f, int page, int size, int extend, void volatile** out) {
-  return then<&sqlite3_io_methods::xShmMap>(f, page, size, extend, out);
+  return after_write_out<&sqlite3_io_methods::xShmMap>(f, page, size, extend, out);
 }
 int wal_shm_lock(sqlite3_file* f, int offset, int n, int flags) {
-  return then<&sqlite3_io_methods::xShmLock>(f, offset, n, flags);
+  return after_write_out<&sqlite3_io_methods::xShmLock>(f, offset, n, flags);
 }
 void wal_shm_barrier(sqlite3_file* f) {
   // Nothing can be reported here: a failure waits for the next call that can report it.
@@ -134,13 +134,13 @@ void wal_shm_barrier(sqlite3_file* f) {
   real_of(f)->pMethods->xShmBarrier(real_of(f));
 }
 int wal_shm_unmap(sqlite3_file* f, int remove) {
-  return then<&sqlite3_io_methods::xShmUnmap>(f, remove);
+  return after_write_out<&sqlite3_io_methods::xShmUnmap>(f, remove);
 }
 int wal_fetch(sqlite3_file* f, sqlite3_int64 at, int n, void** out) {
-  return then<&sqlite3_io_methods::xFetch>(f, at, n, out);
+  return after_write_out<&sqlite3_io_methods::xFetch>(f, at, n, out);
 }
 int wal_unfetch(sqlite3_file* f, sqlite3_int64 at, void* p) {
-  return then<&sqlite3_io_methods::xUnfetch>(f, at, p);
+  return after_write_out<&sqlite3_io_methods::xUnfetch>(f, at, p);
 }
 
 // The methods of a WAL file, for the version of the default VFS's (copied at open).

@@ -31,8 +31,8 @@ TEST(IntentLazyParts, EveryThreadGetsTheOneParsedPayloadAndTheOneWholeLookup) {
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
         ready.fetch_add(1);
-        while (ready.load() < threads) {
-        }
+        while (ready.load() < threads)
+          std::this_thread::yield();  // all start together (2 cores, or qemu: let them run)
         payloads[t] = &i.payload();
         lookups[t] = &i.lookup();
         // Read through: a part published before it was whole would show here.

@@ -158,27 +158,25 @@ class sqlite_journal_format_test : public journal_fixture {
     EXPECT_EQ(j->purge_final_before(t0 + 1h), 2u);
     EXPECT_EQ(query_int(path(), "SELECT count(*) FROM intents"), 0);
   }
+  // Two intents written, the file taken back to `format`, read as it is, then upgraded.
+  void read_and_upgrade(std::int64_t format) {
+    const auto a = orders::create(sample_order("f-a" + std::to_string(format)));
+    const auto b = orders::create(sample_order("f-b" + std::to_string(format)));
+    write_two(a, b);
+    const auto lines = old_lines(a, b);
+    make_format_2(lines);
+    if (format == 1) make_format_1();
+    expect_read_as_it_is(lines, a, b, format);
+    expect_upgraded(lines, a, b);
+  }
 };
 
 TEST_F(sqlite_journal_format_test, AFileOfTheSecondFormatIsReadAsItIsAndUpgradedByAWriter) {
-  const auto a = orders::create(sample_order("f-a"));
-  const auto b = orders::create(sample_order("f-b"));
-  write_two(a, b);
-  const auto lines = old_lines(a, b);
-  make_format_2(lines);
-  expect_read_as_it_is(lines, a, b, 2);
-  expect_upgraded(lines, a, b);
+  read_and_upgrade(2);
 }
 
 TEST_F(sqlite_journal_format_test, AFileOfTheFirstFormatIsReadAsItIsAndUpgradedByAWriter) {
-  const auto a = orders::create(sample_order("f-a1"));
-  const auto b = orders::create(sample_order("f-b1"));
-  write_two(a, b);
-  const auto lines = old_lines(a, b);
-  make_format_2(lines);
-  make_format_1();
-  expect_read_as_it_is(lines, a, b, 1);
-  expect_upgraded(lines, a, b);
+  read_and_upgrade(1);
 }
 
 TEST_F(sqlite_journal_format_test, TimelineTextWithTabsNewlinesAndBackslashesReadsBackExactly) {
