@@ -41,6 +41,13 @@ struct journal_options {
   /// which replays its answer (docs/JOURNAL.md, "What waits for a commit"). Zero commits every
   /// event at once.
   std::chrono::milliseconds deferred_commit_delay{1000};
+  /// Group commit under load: when the last commit made writes of more than one waiting caller
+  /// durable (intents in flight side by side), the writer waits this long before its next
+  /// commit, so that the writes arriving meanwhile share its fsync instead of each paying one.
+  /// A write alone (one intent at a time) is never delayed, nor is `async_flush`. The cost is
+  /// up to this much latency per waited write under load (docs/JOURNAL.md, "Group commit").
+  /// Zero commits at once.
+  std::chrono::microseconds commit_gather{50};
   /// Open without the writer lock and without writing: for inspection (`idem-cli journal`)
   /// while another process may be using the journal. Writes then fail with read_only.
   bool read_only = false;

@@ -226,7 +226,7 @@ namespace {
 // one write that waits for the commit taking it all.
 template <class Record>
 void write_waited(sqlite_journal::impl& d, boost::asio::any_io_executor ex,
-                  intent_store::write_handler handler, Record record) {
+                  intent_store::write_handler handler, std::size_t writes, Record record) {
   if (d.options.read_only) {
     detail::complete_now(std::move(ex), std::move(handler), journal_errc::read_only);
     return;
@@ -234,17 +234,22 @@ void write_waited(sqlite_journal::impl& d, boost::asio::any_io_executor ex,
   auto w = detail::make_waiter(std::move(ex), std::move(handler));
   d.watch(w);
   bool known = false;
+  bool wake = false;
   try {
     std::lock_guard lock(d.mutex);
     known = record(d);
-    if (known) d.waiters.push_back(std::move(w));
+    if (known) {
+      d.waiters.push_back(std::move(w));
+      d.waited_writes += writes;
+      wake = !d.gathering;  // a gathering writer commits when its wait ends
+    }
   } catch (...) {  // out of memory: the write may not be recorded, say so
     detail::complete(w, journal_errc::io);
     return;
   }
-  if (known)
+  if (wake)
     d.wake.notify_one();
-  else
+  else if (!known)
     detail::complete(w, {});  // an unknown intent's event: nothing to make durable
 }
 
@@ -270,13 +275,13 @@ bool sqlite_journal::impl::record_all_locked(const std::vector<intent_event>& ev
 
 void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex,
                                  write_handler handler) {
-  write_waited(*d_, std::move(ex), std::move(handler),
+  write_waited(*d_, std::move(ex), std::move(handler), 1,
                [&e](impl& d) { return d.record_locked(e); });
 }
 
 void sqlite_journal::async_write_all(std::vector<intent_event> events,
                                      boost::asio::any_io_executor ex, write_handler handler) {
-  write_waited(*d_, std::move(ex), std::move(handler),
+  write_waited(*d_, std::move(ex), std::move(handler), events.size(),
                [&events](impl& d) { return d.record_all_locked(events); });
 }
 
@@ -304,6 +309,7 @@ void sqlite_journal::async_flush(boost::asio::any_io_executor ex, write_handler 
   {
     std::lock_guard lock(d_->mutex);
     d_->waiters.push_back(std::move(w));
+    d_->flush_now = true;  // not held back by a gathering writer
   }
   d_->wake.notify_one();
 }

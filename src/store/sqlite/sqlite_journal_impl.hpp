@@ -129,6 +129,13 @@ struct sqlite_journal::impl {
   std::optional<std::chrono::steady_clock::time_point> deferred_since;
   bool stopping = false;
   std::uint64_t next_intent_seq = 1;
+  // Group commit (journal_options::commit_gather): the waited writes queued since the last
+  // commit, and how many the last commit took. While `gathering`, writes do not wake the
+  // writer: it commits when its wait ends, or at once for a flush (`flush_now`) or the close.
+  std::size_t waited_writes = 0;
+  std::size_t last_commit_waited = 0;
+  bool gathering = false;
+  bool flush_now = false;
 
   std::atomic<std::uint64_t> commits{0};
   std::chrono::steady_clock::time_point last_purge = std::chrono::steady_clock::now();
@@ -163,6 +170,9 @@ struct sqlite_journal::impl {
   void writer_loop() noexcept;
   // Waits (`lock` held on `mutex`) until there is something to commit now.
   void wait_for_work(std::unique_lock<std::mutex>& lock);
+  // Before a commit of waited writes (`lock` held): waits commit_gather if the last commit
+  // served writes of several callers, for the writes in flight beside them.
+  void gather(std::unique_lock<std::mutex>& lock);
   void commit_batch() noexcept;
   // Writes `snaps` (learning the rowids of new rows) in one transaction.
   std::error_code write_transaction(std::vector<snapshot>& snaps);
