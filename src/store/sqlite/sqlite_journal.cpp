@@ -260,6 +260,7 @@ bool sqlite_journal::impl::record_all_locked(const std::vector<intent_event>& ev
   // lock, two fcntl system calls, for every intent of a plan. Nothing the reads could miss is
   // committed meanwhile: a commit ends by taking `mutex`, held here.
   std::lock_guard lock(read_mutex);
+  records.reserve(records.size() + events.size());  // one rehash for a plan, not one per doubling
   const bool batched = events.size() > 1 && reader.db.exec("BEGIN") == SQLITE_OK;
   bool known = false;
   try {

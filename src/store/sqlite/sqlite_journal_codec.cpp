@@ -167,8 +167,9 @@ void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq)
   s.bind_text_ref(3, what.op().method);
   s.bind_text_ref(4, what.op().path);
   s.bind_blob_ref(5, what.body());
-  s.bind_text(6, lookup_text(what.lookup()));
-  s.bind_text_ref(7, what.lookup().business_id);
+  const business_lookup& lookup = what.lookup();
+  s.bind_text(6, lookup_text(lookup));
+  s.bind_text_ref(7, lookup.business_id);
   s.bind_text_ref(8, r.principal);
   s.bind(9, to_millis(r.created_at));
   s.bind_optional(10, optional_millis(r.first_attempt_at));

@@ -154,15 +154,17 @@ void sqlite_journal::impl::commit_batch() noexcept {
     {
       std::lock_guard room_lock(room->mutex);
       std::lock_guard lock(mutex);
+      // In creation order: rows are then stored in that order, and the intents in flight at
+      // once, created close together, share pages (a commit writes each page it touches).
+      // The pointers are sorted, not the snapshots: moving a snapshot moves a whole record.
+      std::sort(dirty.begin(), dirty.end(), [](const record_node* a, const record_node* b) {
+        return a->second.seq < b->second.seq;
+      });
       snaps.reserve(dirty.size());
       for (record_node* node : dirty) {
         node->second.queued = false;
         snaps.push_back(snapshot_of(*node));
       }
-      // In creation order: rows are then stored in that order, and the intents in flight at
-      // once, created close together, share pages (a commit writes each page it touches).
-      std::sort(snaps.begin(), snaps.end(),
-                [](const snapshot& a, const snapshot& b) { return a.seq < b.seq; });
       // Visible to a context's shutdown until they are completed (drop_waiters_of).
       for (auto& w : waiters)
         completing.push_back(std::move(w));
