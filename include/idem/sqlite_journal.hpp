@@ -46,8 +46,8 @@ struct journal_options {
   /// commit, so that the writes arriving meanwhile share its fsync instead of each paying one.
   /// A write alone (one intent at a time) is never delayed (the first after a burst waits
   /// once), nor is `async_flush`. The cost is this much latency per waited write under load,
-  /// plus the system's timer slack (50 µs on Linux) (docs/JOURNAL.md, "Group commit"). Zero
-  /// commits at once.
+  /// plus the system's timer slack (50 µs on Linux): docs/JOURNAL.md, "Group commit under
+  /// load". Zero commits at once.
   std::chrono::microseconds commit_gather{50};
   /// Open without the writer lock and without writing: for inspection (`idem-cli journal`)
   /// while another process may be using the journal. Writes then fail with read_only.
