@@ -61,6 +61,11 @@ class intent {
   [[nodiscard]] const std::string& business_id() const noexcept {
     return d_->own_business_id ? d_->business_id : d_->lookup->business_id;
   }
+  /// lookup() but for its business_id, which here may be another intent's: intents looked up
+  /// the same way share one. With business_id(), what a store writes down of the lookup
+  /// without making it whole (lookup() makes a shared one whole once: a copy of about 500
+  /// bytes the intent then keeps). Valid while the intent (or a copy of it) lives.
+  [[nodiscard]] const business_lookup& lookup_shape() const noexcept { return *d_->lookup; }
   /// Same key, operation and body: two objects for the same intent.
   [[nodiscard]] bool same_request(const intent& other) const noexcept;
 

@@ -160,16 +160,26 @@ const char* const select_events_by_key_sql = IDEM_EVENT_COLUMNS "WHERE key = ?1 
 
 #undef IDEM_EVENT_COLUMNS
 
-void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq) {
+const std::string& lookup_text_memo::text_of(const intent& i) {
+  // lookup_text does not read the shape's business_id (the presets are made with the shape's
+  // own, and the JSON leaves it out), so the shape's text is the whole lookup's.
+  if (!held_ || &held_->lookup_shape() != &i.lookup_shape()) {
+    text_ = lookup_text(i.lookup_shape());
+    held_ = i;
+  }
+  return text_;
+}
+
+void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq,
+                 lookup_text_memo& lookups) {
   const intent& what = r.what;
   s.bind_text_ref(1, what.key().str());
   s.bind(2, static_cast<std::int64_t>(seq));
   s.bind_text_ref(3, what.op().method);
   s.bind_text_ref(4, what.op().path);
   s.bind_blob_ref(5, what.body());
-  const business_lookup& lookup = what.lookup();
-  s.bind_text(6, lookup_text(lookup));
-  s.bind_text_ref(7, lookup.business_id);
+  s.bind_text_ref(6, lookups.text_of(what));  // bound for the statement's step only
+  s.bind_text_ref(7, what.business_id());
   s.bind_text_ref(8, r.principal);
   s.bind(9, to_millis(r.created_at));
   s.bind_optional(10, optional_millis(r.first_attempt_at));

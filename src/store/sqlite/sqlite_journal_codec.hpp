@@ -45,8 +45,21 @@ extern const char* const select_events_sql;  ///< ?1 = key; oldest first
 /// The same for a file of format 1 (read-only opens leave it as it is).
 extern const char* const select_events_by_key_sql;
 
+/// How a row stores an intent's lookup (the business ID aside), remembered for the last
+/// lookup shape written: the intents of a plan share one shape, and working the text out
+/// (the presets compared, or the JSON written) took each row several allocations.
+class lookup_text_memo {
+ public:
+  [[nodiscard]] const std::string& text_of(const intent& i);
+
+ private:
+  std::optional<intent> held_;  // keeps the shape whose address is compared alive
+  std::string text_;
+};
+
 /// Binds every parameter of upsert_intent_sql. `final_body` is cut to max_stored_final_body.
-void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq);
+void bind_intent(sqlite_statement& s, const intent_record& r, std::uint64_t seq,
+                 lookup_text_memo& lookups);
 /// The record in the current row of a statement that selects the intent columns, and its
 /// seq; nullopt if the row cannot be a record (a key or body that does not parse, an unknown
 /// state name).

@@ -90,11 +90,24 @@ struct sqlite_journal::impl {
     std::string lines{};                   // appended to the row's timeline
     std::uint32_t line_count = 0;
   };
+  // What a commit wrote of a record, for the record once the commit succeeded (committed_to):
+  // a batch keeps one per record, and its snapshots only a chunk at a time.
+  struct receipt {
+    record_node* node;
+    std::uint64_t version;
+    row_write how;
+    std::int64_t rowid;
+    intent_state state;
+    std::optional<wall_time> finished_at;
+    std::size_t lines_size;  // of `lines`: how much of the entry's queued text went
+    std::uint32_t line_count;
+  };
   // The connection the writer thread commits on (purge_final_before shares it).
   struct writer_side {
     detail::sqlite_connection db;
     detail::sqlite_statement begin, commit, rollback, insert, upsert, rowid_of, update_progress,
         update_progress_and_state, purge_intents;
+    detail::lookup_text_memo lookups;
   };
   // A connection for reads beside the writer (the only one of a read-only journal).
   struct reader_side {
@@ -145,7 +158,8 @@ struct sqlite_journal::impl {
   bool prepare(std::error_code& ec, std::string& why);
   // The snapshot of a dirty record (`mutex` held), and what a successful commit of it tells.
   static snapshot snapshot_of(record_node& node);
-  static void committed_to(entry& en, const snapshot& s);
+  static receipt receipt_of(const snapshot& s);
+  static void committed_to(entry& en, const receipt& r);
   bool load(std::error_code& ec, std::string& why);
   // Applies an event and queues it (`mutex` held, and read_mutex if `reader_held`); false for
   // an unknown intent's event.
@@ -174,8 +188,10 @@ struct sqlite_journal::impl {
   // served writes of several callers, for the writes in flight beside them.
   void gather(std::unique_lock<std::mutex>& lock);
   void commit_batch() noexcept;
-  // Writes `snaps` (learning the rowids of new rows) in one transaction.
-  std::error_code write_transaction(std::vector<snapshot>& snaps);
+  // Writes the records of `batch` in one transaction, each as it is when its chunk is taken
+  // (`mutex` taken per chunk), and says what was written of each in `written`.
+  std::error_code write_transaction(const std::vector<record_node*>& batch,
+                                    std::vector<receipt>& written);
   // Writes the whole row of `s`; SQLITE_DONE or the error.
   int write_whole_row(snapshot& s);
   std::size_t purge(wall_time cutoff);

@@ -150,21 +150,20 @@ void sqlite_journal::impl::commit_batch() noexcept {
   std::error_code ec;
   try {
     std::lock_guard write_lock(write_mutex);
-    std::vector<snapshot> snaps;
+    std::vector<record_node*> batch;
     {
       std::lock_guard room_lock(room->mutex);
       std::lock_guard lock(mutex);
       // In creation order: rows are then stored in that order, and the intents in flight at
       // once, created close together, share pages (a commit writes each page it touches).
-      // The pointers are sorted, not the snapshots: moving a snapshot moves a whole record.
       std::sort(dirty.begin(), dirty.end(), [](const record_node* a, const record_node* b) {
         return a->second.seq < b->second.seq;
       });
-      snaps.reserve(dirty.size());
-      for (record_node* node : dirty) {
+      // A record changed from here on is queued again: the commit may take the change (its
+      // snapshot is taken later), and the next commit writes what is left.
+      for (record_node* node : dirty)
         node->second.queued = false;
-        snaps.push_back(snapshot_of(*node));
-      }
+      batch.swap(dirty);
       // Visible to a context's shutdown until they are completed (drop_waiters_of).
       for (auto& w : waiters)
         completing.push_back(std::move(w));
@@ -172,28 +171,33 @@ void sqlite_journal::impl::commit_batch() noexcept {
       last_commit_waited = waited_writes;
       waited_writes = 0;
       flush_now = false;
-      dirty.clear();
       work = false;
       deferred_since.reset();
     }
-    if (!snaps.empty()) {
-      ec = write_transaction(snaps);
+    if (!batch.empty()) {
+      std::vector<receipt> written;
+      written.reserve(batch.size());
+      ec = write_transaction(batch, written);
       std::lock_guard lock(mutex);
       if (!ec) {
-        for (const auto& s : snaps) {
-          entry& en = s.node->second;
-          committed_to(en, s);
+        for (const auto& r : written) {
+          entry& en = r.node->second;
+          committed_to(en, r);
           if (!en.record.is_open() && en.committed == en.version && !en.queued)
-            records.erase(s.node->first);
+            records.erase(r.node->first);
         }
         commits.fetch_add(1, std::memory_order_relaxed);
       } else {
         // Kept for the next commit: the records stay dirty, their lines queued.
-        for (const auto& s : snaps) {
-          if (s.node->second.queued) continue;
-          s.node->second.queued = true;
-          dirty.push_back(s.node);
+        for (record_node* node : batch) {
+          if (node->second.queued) continue;
+          node->second.queued = true;
+          dirty.push_back(node);
         }
+      }
+      if (dirty.empty()) {  // the batch's room serves the next one
+        batch.clear();
+        dirty.swap(batch);
       }
     }
   } catch (...) {
@@ -227,17 +231,28 @@ sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(record_node& no
   return s;
 }
 
-void sqlite_journal::impl::committed_to(entry& en, const snapshot& s) {
-  en.committed = std::max(en.committed, s.version);
+sqlite_journal::impl::receipt sqlite_journal::impl::receipt_of(const snapshot& s) {
+  return receipt{.node = s.node,
+                 .version = s.version,
+                 .how = s.how,
+                 .rowid = s.rowid,
+                 .state = s.progress.state,
+                 .finished_at = s.progress.finished_at,
+                 .lines_size = s.lines.size(),
+                 .line_count = s.line_count};
+}
+
+void sqlite_journal::impl::committed_to(entry& en, const receipt& r) {
+  en.committed = std::max(en.committed, r.version);
   en.in_file = true;
-  en.rowid = s.rowid;
+  en.rowid = r.rowid;
   // The lines the commit took; those recorded meanwhile stay queued.
-  en.lines.erase(0, s.lines.size());
-  en.queued_lines -= s.line_count;
-  en.file_lines += s.line_count;
-  if (s.how != row_write::progress) {
-    en.file_state = s.progress.state;
-    en.file_finished_at = s.progress.finished_at;
+  en.lines.erase(0, r.lines_size);
+  en.queued_lines -= r.line_count;
+  en.file_lines += r.line_count;
+  if (r.how != row_write::progress) {
+    en.file_state = r.state;
+    en.file_finished_at = r.finished_at;
   }
 }
 
@@ -247,7 +262,7 @@ int sqlite_journal::impl::write_whole_row(snapshot& s) {
     int rc = SQLITE_OK;
     {
       statement_use use(w.insert);
-      detail::bind_intent(w.insert, *s.whole, s.seq);
+      detail::bind_intent(w.insert, *s.whole, s.seq, w.lookups);
       w.insert.bind_text_ref(23, s.lines);
       rc = w.insert.step();
     }
@@ -262,7 +277,7 @@ int sqlite_journal::impl::write_whole_row(snapshot& s) {
   int rc = SQLITE_OK;
   {
     statement_use use(w.upsert);
-    detail::bind_intent(w.upsert, *s.whole, s.seq);
+    detail::bind_intent(w.upsert, *s.whole, s.seq, w.lookups);
     w.upsert.bind_text_ref(23, s.lines);
     rc = w.upsert.step();
   }
@@ -275,10 +290,24 @@ int sqlite_journal::impl::write_whole_row(snapshot& s) {
   return SQLITE_DONE;
 }
 
-std::error_code sqlite_journal::impl::write_transaction(std::vector<snapshot>& snaps) {
+std::error_code sqlite_journal::impl::write_transaction(const std::vector<record_node*>& batch,
+                                                        std::vector<receipt>& written) {
+  // Snapshots a chunk at a time: a plan's batch of tens of thousands of intents would
+  // otherwise hold a copy of every record at once (about 470 bytes each, plus their strings),
+  // touched once and freed; a chunk's stay in the cache and their memory is reused.
+  constexpr std::size_t chunk = 256;
   auto& w = *writer;
   int rc = run(w.begin);
-  if (rc == SQLITE_DONE) {
+  std::vector<snapshot> snaps;
+  snaps.reserve(std::min(chunk, batch.size()));
+  for (std::size_t from = 0; rc == SQLITE_DONE && from < batch.size(); from += chunk) {
+    const std::size_t to = std::min(batch.size(), from + chunk);
+    snaps.clear();
+    {
+      std::lock_guard lock(mutex);
+      for (std::size_t i = from; i < to; ++i)
+        snaps.push_back(snapshot_of(*batch[i]));
+    }
     for (auto& s : snaps) {
       if (s.how == row_write::whole) {
         rc = write_whole_row(s);
@@ -290,6 +319,7 @@ std::error_code sqlite_journal::impl::write_transaction(std::vector<snapshot>& s
         rc = update.step();
       }
       if (rc != SQLITE_DONE) break;
+      written.push_back(receipt_of(s));
     }
   }
   if (rc == SQLITE_DONE) rc = run(w.commit);

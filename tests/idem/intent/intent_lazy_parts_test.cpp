@@ -50,5 +50,29 @@ TEST(IntentLazyParts, EveryThreadGetsTheOneParsedPayloadAndTheOneWholeLookup) {
   }
 }
 
+// What a store writes down of a lookup without making it whole (issue 47): orders share one
+// shape, their own business IDs beside it; the shape and the ID make the whole lookup, which is
+// made only when asked for and is a different object from the shape.
+TEST(IntentLazyParts, OrdersShareOneLookupShapeAndKeepTheirOwnBusinessId) {
+  auto second = order();
+  second.merchant_order_id = "lazy-2";
+  const intent a = orders::create(order());
+  const intent b = orders::create(second);
+  EXPECT_EQ(&a.lookup_shape(), &b.lookup_shape());
+  EXPECT_EQ(a.business_id(), "lazy-1");
+  EXPECT_EQ(b.business_id(), "lazy-2");
+  auto whole = a.lookup_shape();
+  whole.business_id = a.business_id();
+  EXPECT_EQ(whole, orders::order_created_lookup("lazy-1"));
+  EXPECT_EQ(a.lookup(), whole);
+  EXPECT_NE(&a.lookup(), &a.lookup_shape());
+  // An intent with a lookup of its own: the shape is that lookup, whole.
+  const intent own =
+      intent::create({"POST", "/v1/things"}, {{"n", 1}},
+                     business_lookup{.url = "/v1/things/{business_id}", .business_id = "t-1"});
+  EXPECT_EQ(&own.lookup_shape(), &own.lookup());
+  EXPECT_EQ(own.business_id(), "t-1");
+}
+
 }  // namespace
 }  // namespace idem

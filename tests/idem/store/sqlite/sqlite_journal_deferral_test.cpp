@@ -102,6 +102,42 @@ TEST_F(sqlite_journal_deferral_test, ManyEventsWrittenTogetherAreOneCommitAndOne
   EXPECT_EQ(refused, make_error_code(journal_errc::read_only));
 }
 
+// A plan larger than a commit's chunk, orders (which share one lookup shape) between
+// intents with lookups of their own: one commit, and every intent reads back whole after a
+// reopen, with its own business ID and its own lookup (a row's lookup is worked out once per
+// shape, not per row: issue 47).
+TEST_F(sqlite_journal_deferral_test, APlanOfManyShapesReadsBackEachIntentsOwnLookup) {
+  std::vector<intent> planned;
+  std::vector<intent_event> events;
+  for (int i = 0; i < 600; ++i) {
+    const auto n = std::to_string(i);
+    planned.push_back(i % 3 == 2 ? intent::create({"POST", "/v1/things"}, {{"n", i}},
+                                                  business_lookup{.url = "/v1/things/t-" + n,
+                                                                  .business_id = "t-" + n})
+                                 : orders::create(sample_order("shape-" + n)));
+    events.emplace_back(created(planned.back()));
+  }
+  {
+    auto j = open_without_timer();
+    ASSERT_TRUE(j);
+    const auto before = j->commits();
+    std::optional<std::error_code> got;
+    j->async_write_all(events, io.get_executor(),
+                       boost::asio::bind_executor(io, [&](std::error_code ec) { got = ec; }));
+    run_until([&] { return got.has_value(); });
+    EXPECT_EQ(got, std::error_code{});
+    EXPECT_EQ(j->commits() - before, 1u);
+  }
+  auto j = open();
+  ASSERT_TRUE(j);
+  const auto open_now = j->open_intents();
+  ASSERT_EQ(open_now.size(), planned.size());
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    EXPECT_EQ(open_now[i].what.key(), planned[i].key());
+    EXPECT_EQ(open_now[i].what.lookup(), planned[i].lookup()) << i;
+  }
+}
+
 TEST_F(sqlite_journal_deferral_test, AnIntentsEndRidesWithTheNextWaitedCommit) {
   auto j = open_without_timer();
   ASSERT_TRUE(j);
