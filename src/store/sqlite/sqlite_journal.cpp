@@ -319,6 +319,11 @@ std::size_t sqlite_journal::purge_final_before(wall_time cutoff) {
   return d_->writer ? d_->purge(cutoff) : 0;
 }
 
+bool sqlite_journal::disable_sqlite_memory_statistics() noexcept {
+  // SQLITE_MISUSE once SQLite is initialised (sqlite3_config is for before that only).
+  return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+}
+
 std::uint64_t sqlite_journal::commits() const {
   return d_->commits.load(std::memory_order_relaxed);
 }

@@ -308,6 +308,27 @@ TEST_F(sqlite_journal_safety_test, APlanTheDiskFillsPartWayIsKeptWholeForTheNext
   EXPECT_EQ(j->timeline(plan[350].key()).size(), 1u);
 }
 
+// SQLite's memory statistics, turned off only at the app's request and only before SQLite
+// starts (issue 47: they cost every SQLite allocation a global mutex). Each case runs in a
+// child that first shuts SQLite down, as a process that has not used it yet finds it.
+TEST_F(sqlite_journal_safety_test, MemoryStatisticsGoOffOnlyAskedAndBeforeSQLiteStarts) {
+  auto journal_in_child = [this](bool disable) {
+    return in_child_process([&] {
+      if (sqlite3_shutdown() != SQLITE_OK) return 10;
+      const auto before = sqlite3_memory_used();
+      if (disable && !sqlite_journal::disable_sqlite_memory_statistics()) return 11;
+      auto j = open();
+      if (!j) return 12;
+      if (write_durable(*j, created(orders::create(sample_order("stats"))))) return 13;
+      // SQLite has started: too late, nothing changes.
+      if (sqlite_journal::disable_sqlite_memory_statistics()) return 14;
+      return sqlite3_memory_used() > before ? 1 : 0;  // the open journal's memory, counted
+    });
+  };
+  EXPECT_EQ(journal_in_child(false), 1);
+  EXPECT_EQ(journal_in_child(true), 0);
+}
+
 // A writer with full durability gathers each commit's WAL frames into one write
 // (wal_write_batching.hpp). Every commit, small or larger than what one write takes, is in the
 // file for another connection as soon as it completes, and whole after the process dies.
