@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
 #include <boost/asio/query.hpp>
+#include <exception>
 
 #include "platform/thread_name.hpp"
 #include "store/sqlite/sqlite_journal_codec.hpp"
@@ -176,8 +177,12 @@ void sqlite_journal::impl::commit_batch() noexcept {
     }
     if (!batch.empty()) {
       std::vector<receipt> written;
-      written.reserve(batch.size());
-      ec = write_transaction(batch, written);
+      try {
+        written.reserve(batch.size());
+        ec = write_transaction(batch, written);
+      } catch (...) {  // out of memory mid-commit: rolled back, and kept for the next commit
+        ec = journal_errc::io;
+      }
       std::lock_guard lock(mutex);
       if (!ec) {
         for (const auto& r : written) {
@@ -298,6 +303,16 @@ std::error_code sqlite_journal::impl::write_transaction(const std::vector<record
   constexpr std::size_t chunk = 256;
   auto& w = *writer;
   int rc = run(w.begin);
+  // A throw (out of memory) leaves no transaction open behind it: the next commit's BEGIN
+  // would fail, and every commit after it.
+  struct rollback_on_throw {
+    writer_side& w;
+    int unwinding = std::uncaught_exceptions();
+    ~rollback_on_throw() {
+      if (std::uncaught_exceptions() > unwinding && !sqlite3_get_autocommit(w.db.get()))
+        run(w.rollback);
+    }
+  } guard{w};
   std::vector<snapshot> snaps;
   snaps.reserve(std::min(chunk, batch.size()));
   for (std::size_t from = 0; rc == SQLITE_DONE && from < batch.size(); from += chunk) {
