@@ -116,7 +116,7 @@ class sqlite_journal final : public intent_store {
   /// Turns off SQLite's memory statistics (`SQLITE_CONFIG_MEMSTATUS`) for the whole process,
   /// if SQLite has not started yet: each of SQLite's allocations then skips a global mutex and
   /// its counters, about 6,000 instructions of the journal's work per intent (docs/JOURNAL.md,
-  /// "What the journal costs"). Process-wide, so idem never does it unasked: call it first
+  /// "What it costs"). Process-wide, so idem never does it unasked: call it first
   /// thing in main(), before any thread opens an SQLite database, and only if nothing in the
   /// process reads SQLite's memory use (sqlite3_memory_used() and sqlite3_status() then say 0)
   /// or sets a heap limit (sqlite3_soft_heap_limit64() and sqlite3_hard_heap_limit64() are then

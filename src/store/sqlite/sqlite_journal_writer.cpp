@@ -8,7 +8,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
 #include <boost/asio/query.hpp>
-#include <exception>
 
 #include "platform/thread_name.hpp"
 #include "store/sqlite/sqlite_journal_codec.hpp"
@@ -303,14 +302,12 @@ std::error_code sqlite_journal::impl::write_transaction(const std::vector<record
   constexpr std::size_t chunk = 256;
   auto& w = *writer;
   int rc = run(w.begin);
-  // A throw (out of memory) leaves no transaction open behind it: the next commit's BEGIN
-  // would fail, and every commit after it.
-  struct rollback_on_throw {
+  // However this ends (a failed step or commit, or a throw: out of memory), no transaction is
+  // left open behind it: the next commit's BEGIN would fail, and every commit after it.
+  struct rollback_if_open {
     writer_side& w;
-    int unwinding = std::uncaught_exceptions();
-    ~rollback_on_throw() {
-      if (std::uncaught_exceptions() > unwinding && !sqlite3_get_autocommit(w.db.get()))
-        run(w.rollback);
+    ~rollback_if_open() {
+      if (!sqlite3_get_autocommit(w.db.get())) run(w.rollback);
     }
   } guard{w};
   std::vector<snapshot> snaps;
@@ -339,8 +336,7 @@ std::error_code sqlite_journal::impl::write_transaction(const std::vector<record
   }
   if (rc == SQLITE_DONE) rc = run(w.commit);
   if (rc == SQLITE_DONE) return {};
-  const std::error_code ec = w.db.error_of(rc);
-  if (!sqlite3_get_autocommit(w.db.get())) run(w.rollback);
+  const std::error_code ec = w.db.error_of(rc);  // read before the guard's rollback
   return ec ? ec : make_error_code(journal_errc::io);
 }
 

@@ -274,7 +274,8 @@ TEST_F(sqlite_journal_safety_test, FullDiskFailsTheWriteKeepsItAndALaterCommitMa
 TEST_F(sqlite_journal_safety_test, APlanTheDiskFillsPartWayIsKeptWholeForTheNextCommit) {
   fill(100, 8 * 1024);
   auto o = options();
-  // Room for about a chunk of the plan's rows, not for all of them.
+  // Room for some of the plan's rows, not for all of them: written, the commit failed at its
+  // 619th row, in its third chunk (nothing outside the journal tells which chunk it was).
   o.max_pages = static_cast<std::uint32_t>(std::filesystem::file_size(path()) / 4096) + 60;
   auto j = open(o);
   ASSERT_TRUE(j);
