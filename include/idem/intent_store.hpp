@@ -7,7 +7,8 @@
 /// The client reports state changes as events (intent_event). A store applies each event to its
 /// record of the intent at once (so reads see it) and makes it durable asynchronously; the
 /// client waits for durability only where it matters: an intent is durable before its first
-/// attempt, an attempt's start is durable before its first byte leaves.
+/// attempt, an attempt's start is durable before its first byte leaves (or the store reads the
+/// intent as maybe sent after any crash: see the exception below).
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
@@ -204,8 +205,15 @@ void apply(intent_record& r, const intent_event& e);
 ///
 /// Order: the events of one intent become durable in the order they were written, and an event
 /// is durable only together with every earlier event of the same intent (whether it was written
-/// with `write` or `async_write`). The client relies on it: it waits only for the first
-/// attempt's start, which makes the intent's `created` (and a plan's `path_bound`) durable too.
+/// with `write` or `async_write`). The client relies on it: it waits only for attempts'
+/// starts, the first of which makes the intent's `created` (and a plan's `path_bound`) durable
+/// too.
+///
+/// One exception: a store may complete an `attempt_started` before it is durable if, whatever
+/// ends the process from then on, it reads the intent back as maybe sent, first sent no later
+/// than the lost start. The SQLite journal does so for an intent already in its file with no
+/// submission ended, and reads such intents as maybe sent after an unclean close
+/// (docs/JOURNAL.md, "What waits for a commit").
 ///
 /// Thread-safety: every member may be called from any thread; several clients may share one
 /// store.

@@ -9,7 +9,7 @@
 //   waiting        the n-th wait (backoff, Retry-After, budget) is written, not committed
 //   after-lookup   the n-th lookup's answer is written, not committed
 //   after-outcome  the n-th intent's outcome is written, not committed (the journal commits it
-//                  with the next attempt's start)
+//                  with its next commit: a waited write's, or deferred_commit_delay later)
 
 #include <boost/asio/any_io_executor.hpp>
 #include <memory>

@@ -57,14 +57,17 @@ bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
     prepare_one(reader.db, reader.timeline, detail::select_timeline_sql_for(reader.version));
     prepare_one(reader.db, reader.open_intents,
                 detail::select_open_intents_sql_for(reader.version));
-    // Abandoned intents were never sent; open ones count as unresolved once maybe sent.
-    prepare_one(reader.db, reader.counts,
-                "SELECT count(*), "
-                "coalesce(sum(state = 'succeeded'), 0), coalesce(sum(state = 'rejected'), 0), "
-                "coalesce(sum(state = 'abandoned' OR (state = 'open' AND NOT (reached_server OR "
-                "attempts > attempts_finished))), 0), "
-                "coalesce(sum(state = 'open' AND (reached_server OR "
-                "attempts > attempts_finished)), 0) FROM intents");
+    // Abandoned intents were never sent; open ones count as unresolved once maybe sent (read
+    // as a writer's open would recover them, if need be: detail::read_as_recovered).
+    const std::string maybe_sent =
+        std::string("(reached_server OR attempts > attempts_finished") +
+        (reader.recovers ? " OR (path_bound AND last_outcome IS NULL))" : ")");
+    const std::string counts =
+        "SELECT count(*), "
+        "coalesce(sum(state = 'succeeded'), 0), coalesce(sum(state = 'rejected'), 0), "
+        "coalesce(sum(state = 'abandoned' OR (state = 'open' AND NOT " +
+        maybe_sent + ")), 0), coalesce(sum(state = 'open' AND " + maybe_sent + "), 0) FROM intents";
+    prepare_one(reader.db, reader.counts, counts.c_str());
   }
   return rc == SQLITE_OK;
 }
@@ -135,6 +138,7 @@ std::shared_ptr<sqlite_journal> sqlite_journal::open(journal_options options, st
     d->reader.db = std::move(opened->db);
     d->reader.has_schema = opened->has_schema;
     d->reader.version = opened->version;
+    d->reader.recovers = !opened->closed_cleanly;
   } else {
     d->writer.emplace();
     d->writer->db = std::move(opened->db);
@@ -253,6 +257,19 @@ void write_waited(sqlite_journal::impl& d, boost::asio::any_io_executor ex,
     detail::complete(w, {});  // an unknown intent's event: nothing to make durable
 }
 
+// Whether an attempt's start of `en` may go without waiting for its commit: the intent is in
+// the file as it will be sent (its created and its bound path committed) and no submission of
+// it has ended. A process that dies before the start is committed then leaves the intent open in
+// the file with nothing maybe sent and no outcome, which the recovery of the unclean close reads as
+// maybe sent (recover_unrecorded_starts_sql, sqlite_journal_schema.cpp). So a planned or
+// resumed intent makes one durable point, its plan's, instead of one per attempt (issue 47).
+// An ended submission (say, not sent) waits again: its outcome may be in the file, and the
+// recovery never rewrites an outcome.
+bool start_needs_no_wait(const sqlite_journal::impl::entry& en) noexcept {
+  return en.in_file && en.committed >= en.what_version && en.record.path_bound &&
+         !en.record.last_outcome;
+}
+
 }  // namespace
 
 bool sqlite_journal::impl::record_all_locked(const std::vector<intent_event>& events) {
@@ -274,8 +291,38 @@ bool sqlite_journal::impl::record_all_locked(const std::vector<intent_event>& ev
   return known;
 }
 
+bool sqlite_journal::impl::defer_locked() {
+  if (deferred_since) return false;
+  deferred_since = std::chrono::steady_clock::now();
+  return true;
+}
+
+bool sqlite_journal::impl::record_unwaited_start(const intent_event& e) {
+  bool first = false;
+  {
+    std::lock_guard lock(mutex);
+    const auto it = records.find(key_of(e).str());
+    if (it == records.end() || !start_needs_no_wait(it->second)) return false;
+    record_locked(e);
+    first = defer_locked();
+  }
+  if (first) wake.notify_one();
+  return true;
+}
+
 void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex,
                                  write_handler handler) {
+  if (!d_->options.read_only && std::holds_alternative<events::attempt_started>(e)) {
+    try {
+      if (d_->record_unwaited_start(e)) {
+        detail::complete_now(std::move(ex), std::move(handler), {});
+        return;
+      }
+    } catch (...) {  // out of memory: the start may not be recorded, say so
+      detail::complete_now(std::move(ex), std::move(handler), journal_errc::io);
+      return;
+    }
+  }
   write_waited(*d_, std::move(ex), std::move(handler), 1,
                [&e](impl& d) { return d.record_locked(e); });
 }
@@ -294,8 +341,7 @@ void sqlite_journal::write(intent_event e) {
     if (!d_->record_locked(e)) return;
     // Committed with the next waited write, or once the delay ran out: the writer needs waking
     // only to start that clock.
-    first = !d_->deferred_since;
-    if (first) d_->deferred_since = std::chrono::steady_clock::now();
+    first = d_->defer_locked();
   }
   if (first) d_->wake.notify_one();
 }

@@ -369,6 +369,12 @@ std::optional<timeline_entry> parse_line(std::string_view line) {
 
 }  // namespace
 
+void read_as_recovered(intent_record& r) noexcept {
+  if (!r.is_open() || !r.path_bound || r.last_outcome || r.maybe_sent()) return;
+  ++r.attempts;
+  if (!r.first_attempt_at) r.first_attempt_at = r.created_at;
+}
+
 void append_timeline_line(std::string& out, const timeline_entry& e) {
   // Grown once: the numbers, the names and the tabs fit in 96 bytes.
   out.reserve(out.size() + 96 + e.request_id.size() + e.detail.size());

@@ -102,6 +102,15 @@ void bind_progress(sqlite_statement& s, std::int64_t rowid, const intent_progres
 /// a newline; a backslash, tab or newline in the request id or the detail is escaped
 /// (`\\`, `\t`, `\n`). Plain text, as the rest of the file: it reads in the sqlite3 shell.
 void append_timeline_line(std::string& out, const timeline_entry& e);
+/// The detail of the attempt_started line that the recovery of an unclean close adds to an
+/// intent whose last attempt's start may have gone uncommitted (sqlite_journal_schema.cpp).
+/// Written into SQL as it is: no quote, tab, newline or backslash.
+inline constexpr std::string_view unrecorded_start_detail =
+    "recovered: the process ended before this start was committed; it may have left";
+/// What a writer's open after an unclean close makes of `r` (recover_unrecorded_starts_sql):
+/// an open intent, its path bound, with nothing maybe sent and no submission ended gets one
+/// attempt more, first sent no later than created. For a read-only reader of such a file.
+void read_as_recovered(intent_record& r) noexcept;
 /// Appends to `out` the lines of a row's timeline, oldest first; a line that does not read
 /// back (an unknown kind, damage) is skipped. Returns how many lines the text holds, read back
 /// or not (how a reader tells which of the lines still queued in memory the row already has).

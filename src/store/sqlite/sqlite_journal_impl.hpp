@@ -115,6 +115,8 @@ struct sqlite_journal::impl {
     detail::sqlite_statement intent, timeline, open_intents, counts;
     bool has_schema = true;
     std::int64_t version = 0;  // the file's format (older than this code's only when read-only)
+    // A read-only reader of a file not closed cleanly: reads as a writer's open would recover.
+    bool recovers = false;
   };
 
   journal_options options;
@@ -164,6 +166,12 @@ struct sqlite_journal::impl {
   // Applies an event and queues it (`mutex` held, and read_mutex if `reader_held`); false for
   // an unknown intent's event.
   bool record_locked(const intent_event& e, bool reader_held = false);
+  // Starts the clock of the events not waited for (`mutex` held); true if it was not running
+  // (the writer needs waking to keep it).
+  bool defer_locked();
+  // Records an attempt's start that needs no commit before its first byte (sqlite_journal.cpp,
+  // start_needs_no_wait); false, recording nothing, if it needs one.
+  bool record_unwaited_start(const intent_event& e);
   // record_locked for each of `events` (`mutex` held); false if none was a known intent's.
   // The reads that tell a new intent from a known one share one read transaction.
   bool record_all_locked(const std::vector<intent_event>& events);

@@ -24,6 +24,7 @@ std::optional<sqlite_journal::impl::stored_record> sqlite_journal::impl::read_re
   std::uint64_t seq = 0;
   auto r = detail::read_intent(reader.intent, seq);
   if (!r) return std::nullopt;
+  if (reader.recovers) detail::read_as_recovered(*r);
   return stored_record{std::move(*r), seq, detail::read_rowid(reader.intent),
                        detail::read_timeline_lines(reader.intent)};
 }
@@ -55,7 +56,10 @@ std::vector<intent_record> sqlite_journal::open_intents() const {
   statement_use use(s);
   while (s.step() == SQLITE_ROW) {
     std::uint64_t seq = 0;
-    if (auto r = detail::read_intent(s, seq)) out.push_back(std::move(*r));
+    if (auto r = detail::read_intent(s, seq)) {
+      if (d_->reader.recovers) detail::read_as_recovered(*r);
+      out.push_back(std::move(*r));
+    }
   }
   return out;
 }

@@ -59,6 +59,24 @@ constexpr const char* migrate_1_to_2_sql =
 constexpr const char* add_timeline_column_sql =
     "ALTER TABLE intents ADD COLUMN timeline TEXT NOT NULL DEFAULT '';";
 
+// After an unclean close: an open intent whose path is bound in the file, which says nothing
+// of it may have executed and no submission of it ended, may have sent an attempt whose start
+// was never committed (the journal does not wait for the start of such an intent:
+// sqlite_journal.cpp, `start_needs_no_wait`). It becomes maybe sent, as if that start had been
+// committed, first sent no later than it was created (the key-retention rule then looks up
+// early, never late), with a timeline line that says why, timed at the recovery.
+std::string recover_unrecorded_starts_sql(std::int64_t now_ms) {
+  const std::string tab = "' || char(9) || '";
+  return "UPDATE intents SET attempts = attempts + 1, "
+         "first_attempt_at = coalesce(first_attempt_at, created_at), "
+         "timeline = timeline || '" +
+         std::to_string(now_ms) + tab + "attempt_started" + tab + "' || (attempts + 1) || '" + tab +
+         tab + "0" + tab + tab + "0" + tab + std::string(unrecorded_start_detail) +
+         "' || char(10) "
+         "WHERE state = 'open' AND path_bound AND last_outcome IS NULL AND NOT reached_server AND "
+         "attempts = attempts_finished;";
+}
+
 constexpr std::string_view sqlite_magic{"SQLite format 3\0", 16};
 constexpr std::size_t sqlite_header_size = 100;
 
@@ -287,8 +305,10 @@ bool configure_writer(sqlite_connection& db, const journal_options& options, boo
     fail(db, rc, options.path, ec, detail);
     return false;
   }
-  // The schema (a new file) or the migration to this format, then the clean-shutdown mark
-  // cleared: one durable transaction before anything else is written.
+  // The schema (a new file) or the migration to this format, the recovery of an unclean
+  // close, then the clean-shutdown mark cleared: one durable transaction before anything else
+  // is written.
+  const bool was_clean = is_new || closed_cleanly(db, file_version);
   std::string work = "BEGIN IMMEDIATE;";
   if (is_new) {
     work += std::string(schema_sql) + state_table_sql +
@@ -300,6 +320,7 @@ bool configure_writer(sqlite_connection& db, const journal_options& options, boo
   rc = db.exec(work.c_str());
   if (rc == SQLITE_OK && !is_new && file_version < 3) rc = move_timelines_into_rows(db);
   work.clear();
+  if (!was_clean) work += recover_unrecorded_starts_sql(to_millis(options.wall_clock()));
   if (is_new || file_version != journal_schema_version)
     work += "PRAGMA user_version = " + std::to_string(journal_schema_version) + ";";
   work += "UPDATE journal_state SET value = 0 WHERE name = 'clean_shutdown'; COMMIT;";
@@ -356,6 +377,7 @@ std::optional<journal_database> open_journal_database(const journal_options& opt
   if (options.read_only) {
     j.has_schema = !is_new;
     j.version = file_version;
+    j.closed_cleanly = is_new || closed_cleanly(j.db, file_version);
   } else if (!configure_writer(j.db, options, is_new, file_version, ec, detail)) {
     return std::nullopt;
   }

@@ -33,6 +33,9 @@ struct journal_database {
   bool has_schema = true;
   /// The file's format (a read-only open leaves an older file as it is).
   std::int64_t version = journal_schema_version;
+  /// False for a read-only open of a file whose last writer did not close it cleanly (dead, or
+  /// still at work): its reads apply the recovery a writer's open would (read_as_recovered).
+  bool closed_cleanly = true;
 };
 
 /// The timeline statement for a file of `version` (?1 = key): the row's column in format 3,

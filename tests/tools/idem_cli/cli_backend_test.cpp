@@ -240,7 +240,7 @@ std::size_t key_lines(const std::string& text, const strings& keys) {
 TEST(CliBackend, CtrlCOnALoadListsTheKeysOfTheIntentsLeftUnresolved) {
   recording_listener server(writes_lost);
   kit::cli_process cli({"load", "--url", server.url(), "--token", "t", "--orders", "2",
-                            "--concurrency", "2", "--deadline", "60s"});
+                        "--concurrency", "2", "--deadline", "60s"});
   ASSERT_TRUE(server.wait_for_requests(2)) << "the two orders never arrived";
   ::kill(cli.pid(), SIGINT);
   auto r = cli.wait_for(30s);

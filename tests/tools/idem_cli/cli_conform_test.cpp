@@ -200,9 +200,9 @@ TEST(CliConform, ABackendThatNeverAnswersIsReportedWithinTheTimeout) {
 }
 
 TEST(CliConform, NothingListeningIsReportedNotCompleted) {
-  const auto r = run_conform_json({"conform", "--url",
-                                   "http://127.0.0.1:" + std::to_string(kit::unused_port()),
-                                   "--token", "t"});
+  const auto r =
+      run_conform_json({"conform", "--url",
+                        "http://127.0.0.1:" + std::to_string(kit::unused_port()), "--token", "t"});
 
   EXPECT_EQ(r.status, exit_conform_inconclusive) << r.out << r.err;
   EXPECT_EQ(r.report["summary"]["error"], every_check.size()) << r.out;

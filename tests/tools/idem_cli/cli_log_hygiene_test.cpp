@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "tests/support/http/api_client.hpp"
-#include "tests/support/processes/cli_process.hpp"
 #include "tests/support/http/fault_rules.hpp"
+#include "tests/support/processes/cli_process.hpp"
 #include "tests/support/servers/recording_listener.hpp"
 #include "tests/support/servers/running_server.hpp"
 #include "tests/support/temp_dir.hpp"
