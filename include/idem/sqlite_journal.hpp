@@ -1,9 +1,11 @@
 #pragma once
 /// @file
 /// The durable intent store: a SQLite journal, one file in the app's data directory. Every
-/// intent is written down before its first attempt, every attempt's start before its first
-/// byte leaves, so a process that is killed at any point can be resumed with the same keys and
-/// an honest account of what may have reached the server.
+/// intent is written down before its first attempt, and every attempt's start before its first
+/// byte leaves unless the intent is already in the file (then a process that dies before the
+/// start is committed leaves the intent read back as maybe sent), so a process that is killed
+/// at any point can be resumed with the same keys and an honest account of what may have
+/// reached the server.
 
 #include <chrono>
 #include <cstdint>
@@ -33,13 +35,14 @@ struct journal_options {
   journal_durability durability = journal_durability::full;
   /// Final intents are purged this long after they became final (at open, then hourly).
   std::chrono::hours audit_retention{24 * 30};
-  /// Events the client does not wait for (an attempt's end, a wait, a lookup, the outcome) are
-  /// committed with the next write it waits for (an attempt's start), or this long after they
-  /// happened if none comes first, or at `async_flush` and when the journal closes: one fsync
-  /// per intent instead of two. A process killed before then loses only those lines: the intent
-  /// is read back as possibly sent, and a resume asks the server again under the same key,
-  /// which replays its answer (docs/JOURNAL.md, "What waits for a commit"). Zero commits every
-  /// event at once.
+  /// Events the client does not wait for (an attempt's end, a wait, a lookup, the outcome, and
+  /// the start of an intent already in the file) are committed with the next write it waits
+  /// for (a new intent's start, a plan), or this long after they happened if none comes
+  /// first, or at `async_flush` and when the journal closes: one fsync per intent at most, none
+  /// of its own for a planned one. A process killed before then loses only those lines: the
+  /// intent is read back as possibly sent, and a resume asks the server again under the same
+  /// key, which replays its answer (docs/JOURNAL.md, "What waits for a commit"). Zero commits
+  /// every event at once.
   std::chrono::milliseconds deferred_commit_delay{1000};
   /// Group commit under load: when the last commit made writes of more than one waiting caller
   /// durable (intents in flight side by side), the writer waits this long before its next
