@@ -139,12 +139,14 @@ class client {
   /// the client's).
   ///
   /// Before the first attempt the intent is written to the store (durable, for a journal); each
-  /// attempt's start is durable before its first byte leaves. A store that cannot write (full
-  /// disk, read-only file) ends the submission before anything is sent (`not_sent`, error
-  /// `journal-write-failed`). An intent the store knows is checked against it: other
-  /// credentials are refused (`foreign-credentials`), another request under its key is refused
-  /// (`idempotency-key-mismatch`), a final one completes with its recorded outcome without
-  /// sending, a planned one gets its path written down first.
+  /// attempt's start is durable before its first byte leaves (or, for an intent the journal
+  /// has in its file already, read back as maybe sent after a crash: intent_store.hpp). A store
+  /// that cannot make a needed write durable (full disk, read-only file) ends the submission
+  /// before anything is sent (`not_sent`, error `journal-write-failed`). An intent the store
+  /// knows is checked against it: other credentials are refused (`foreign-credentials`),
+  /// another request under its key is refused (`idempotency-key-mismatch`), a final one
+  /// completes with its recorded outcome without sending, a planned one gets its path written
+  /// down first.
   ///
   /// If the intent is already in flight, joins that flight instead of sending again; if that
   /// flight is being cancelled, the new submission starts once it has unwound and recorded what

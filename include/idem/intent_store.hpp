@@ -61,8 +61,8 @@ struct path_bound {
   wall_time at{};
 };
 
-/// A write is about to leave (durable before its first byte). `number` counts from 1 over the
-/// intent's whole life, across submissions and processes.
+/// A write is about to leave (durable before its first byte, or covered: see intent_store).
+/// `number` counts from 1 over the intent's whole life, across submissions and processes.
 struct attempt_started {
   idempotency_key key;
   std::uint32_t number = 0;

@@ -3,7 +3,8 @@
 // with SIGKILL at the n-th occurrence of a point, so a test can stop a real process exactly
 // between two steps of the write-ahead protocol. Unset (the normal case), nothing happens.
 //   planned        the load's whole plan is durable, nothing sent yet (n is ignored)
-//   before-send    the n-th attempt's start is durable; its request has not left
+//   before-send    the n-th attempt's start is recorded (durable, or read back as maybe sent
+//                  after the kill); its request has not left
 //   in-flight      the n-th attempt's request is on its way (killed 200 ms after it started)
 //   after-response the n-th attempt's answer arrived; it is not yet written down
 //   waiting        the n-th wait (backoff, Retry-After, budget) is written, not committed

@@ -171,7 +171,9 @@ sqlite_journal::~sqlite_journal() {
     }
     d_->wake.notify_one();
     d_->thread.join();
-    detail::mark_clean_shutdown(d_->writer->db);
+    // Clean only if the last commit took everything: a start it could not commit (a full disk)
+    // may have left, and only an unclean close makes the next open read it as maybe sent.
+    if (d_->dirty.empty()) detail::mark_clean_shutdown(d_->writer->db);
   }
   // The writer's last batch took every waiter; any left could never be made durable. A
   // waiter of an event loop that is gone was dropped when it went.

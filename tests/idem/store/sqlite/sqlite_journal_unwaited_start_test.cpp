@@ -237,6 +237,48 @@ TEST_F(sqlite_journal_unwaited_start_test, AnOutcomeInTheFileIsNeverRewrittenByT
   EXPECT_EQ(r->attempts, 1u);
 }
 
+TEST_F(sqlite_journal_unwaited_start_test, ACloseWhoseLastCommitFailedIsNotAClean) {
+  // The disk fills while planned intents are sent: their starts (never waited for) cannot be
+  // committed, not even by the close. A close that marked the file clean all the same would
+  // leave them read back as never sent; it must leave the mark off, so the next open recovers.
+  std::vector<intent> planned;
+  std::vector<intent_event> plan;
+  for (int i = 0; i < 40; ++i) {
+    planned.push_back(
+        intent::create({"POST", "/v1/orders"}, {{"n", i}, {"note", std::string(3000, 'n')}}));
+    plan.emplace_back(created(planned.back()));
+  }
+  {
+    auto j = open(without_timer());
+    ASSERT_TRUE(j);
+    auto slot = std::make_shared<std::optional<std::error_code>>();
+    j->async_write_all(plan, io.get_executor(),
+                       boost::asio::bind_executor(io, [slot](std::error_code ec) { *slot = ec; }));
+    run_until([&] { return slot->has_value(); });
+    ASSERT_EQ(*slot, std::error_code{});
+  }
+  auto o = without_timer();
+  o.max_pages = static_cast<std::uint32_t>(query_int(path(), "PRAGMA page_count"));
+  {
+    auto j = open(o);
+    ASSERT_TRUE(j);
+    for (const auto& i : planned) {
+      ASSERT_FALSE(write_durable(*j, started(i, 1, t0 + 1s)));  // completes: needs no commit
+      // Each answer's body makes its row grow by a page: the file would have to grow.
+      j->write(finished(i, 1, attempt_class::succeeded, 201, t0 + 2s));
+      j->write(reported(i, outcome_kind::succeeded, 201, std::string(4096, 'b'), t0 + 2s));
+    }
+    ASSERT_EQ(flush(*j), journal_errc::full);  // what the close will meet too
+  }
+  auto j = open();
+  ASSERT_TRUE(j);
+  for (const auto& i : planned) {
+    const auto r = j->find(i.key());
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->maybe_sent()) << "a start that may have left reads as never sent";
+  }
+}
+
 TEST_F(sqlite_journal_unwaited_start_test, ACleanCloseKeepsANeverStartedIntentNotSent) {
   const auto order = orders::create(sample_order("u-clean"));
   {
