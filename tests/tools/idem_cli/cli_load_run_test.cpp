@@ -10,10 +10,12 @@
 
 #include "idem/client.hpp"
 #include "idem/journal_error.hpp"
+#include "idem/memory_intent_store.hpp"
 #include "idem/orders.hpp"
 #include "idem/testing/fake_transport.hpp"
 #include "idem_cli/client_settings.hpp"
 #include "idem_cli/exit_status.hpp"
+#include "idem_cli/load/load_command.hpp"
 #include "idem_cli/load/load_run.hpp"
 #include "idem_cli/lookup_choice.hpp"
 #include "tests/idem/support/unflushable_store.hpp"
@@ -75,6 +77,38 @@ TEST_F(LoadRunTest, EveryOrderAndPaymentIsCountedOnceAndTheRunFinishesOnce) {
   EXPECT_EQ(s.attempts, 10u);
   EXPECT_FALSE(s.interrupted);
   EXPECT_EQ(net_->requests("POST").size(), 10u);
+}
+
+// A load without a journal keeps nothing of an intent once it ends: not the intent, not its key
+// (the memory store's defaults keep the last 10,000 intents and 20,000 keys, which cost the
+// load about 3,500 instructions per intent; nothing in a load reads them back).
+TEST(LoadStore, AFinishedOrderLeavesNothingInTheLoadsMemoryStore) {
+  boost::asio::io_context io;
+  auto net = std::make_shared<fake_transport>(io.get_executor());
+  net->respond([](const http_request&) { return idem::kit::reply(201, R"({"id":"ord_1"})"); });
+  auto store = std::make_shared<memory_intent_store>(load_memory_store_options());
+  auto options = client_settings("http://shop.test", "t", 30s);
+  options.store = store;
+  client c{io.get_executor(), options, net};
+  std::ostringstream out;
+  progress_bar bar{out, false};
+  const load_args args{
+      .common = {.url = "http://shop.test", .token = "t"}, .orders = 5, .concurrency = 2};
+  int finished = 0;
+  load_run run(load_plan_on_demand(args), 2, c, bar, [&] { ++finished; });
+  run.start();
+  io.poll();
+  ASSERT_EQ(finished, 1);
+  EXPECT_EQ(run.summary().counts.succeeded, 5u);
+  EXPECT_EQ(store->remembered(), 0u);
+  ASSERT_EQ(net->requests("POST").size(), 5u);
+  for (const auto& r : net->requests("POST")) {
+    const std::string* key = find_header(r.headers, "Idempotency-Key");
+    ASSERT_NE(key, nullptr);
+    const auto parsed = idempotency_key::from_string(*key);
+    ASSERT_TRUE(parsed);
+    EXPECT_FALSE(store->find(*parsed)) << *key;
+  }
 }
 
 TEST_F(LoadRunTest, InterruptCancelsWhatIsInFlightAndNeverSendsWhatWaits) {

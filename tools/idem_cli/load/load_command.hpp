@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "idem/client.hpp"
+#include "idem/memory_intent_store.hpp"
 #include "idem_cli/command_line/command_line.hpp"
 #include "idem_cli/load/load_run.hpp"
 #include "idem_cli/summary.hpp"
@@ -21,6 +22,12 @@ namespace idem::cli {
 /// interruption notice. Throws std::runtime_error when the journal cannot be opened or written.
 [[nodiscard]] load_summary run_load(const load_args& args, std::ostream& progress_out,
                                     bool show_progress);
+
+/// The memory store of a load without a journal: it keeps nothing of an intent once it ends,
+/// neither the intent (the last 10,000 by default) nor its key (the last 20,000, for the
+/// key-retention rule). Nothing reads a finished intent back during a load, and nothing is
+/// submitted twice: the summary counts outcomes as they arrive, and every order is a new intent.
+[[nodiscard]] memory_store_options load_memory_store_options();
 
 /// Writes every intent of `plan` to `c`'s store and waits (running `io`) until all are durable.
 /// Throws std::runtime_error if any write failed.
