@@ -77,7 +77,12 @@ bool sqlite_journal::impl::load(std::error_code& ec, std::string& why) {
   if (!reader.has_schema) return true;
   int rc = SQLITE_OK;
   {
-    sqlite_statement max_seq(reader.db.get(), "SELECT coalesce(max(seq), 0) FROM intents", rc);
+    // Over the open intents only, through their index (the open reads no row of the table):
+    // seq orders the open intents and keys the in-memory list of them, and no final intent
+    // becomes open again, so a new intent needs a seq above every open one's. A final
+    // intent's seq may come again; nothing reads it.
+    sqlite_statement max_seq(reader.db.get(),
+                             "SELECT coalesce(max(seq), 0) FROM intents WHERE state = 'open'", rc);
     if (rc == SQLITE_OK && (rc = max_seq.step()) == SQLITE_ROW) {
       next_intent_seq = static_cast<std::uint64_t>(max_seq.column_int(0)) + 1;
       rc = SQLITE_OK;

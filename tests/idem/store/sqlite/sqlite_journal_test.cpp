@@ -212,6 +212,40 @@ TEST_F(sqlite_journal_test, PlannedIntentKeepsItsBoundPathAcrossReopen) {
             (std::vector<kind>{kind::created, kind::path_bound}));
 }
 
+// A reopened journal numbers new intents after its open ones, read through the index of open
+// intents alone: final intents newer than every open one (their seqs may come again) change
+// nothing of the order open intents are resumed in, nor lose one of them.
+TEST_F(sqlite_journal_test, ANewIntentAfterAReopenComesAfterEveryOpenOne) {
+  const auto a = orders::create(sample_order("m-seq-a"));
+  const auto b = orders::create(sample_order("m-seq-b"));
+  const auto c = orders::create(sample_order("m-seq-c"));
+  const auto d = orders::create(sample_order("m-seq-d"));
+  {
+    auto j = open();
+    ASSERT_TRUE(j);
+    for (const auto* i : {&a, &b, &c, &d})
+      ASSERT_FALSE(write_durable(*j, created(*i)));
+    ASSERT_FALSE(write_durable(*j, reported(c, outcome_kind::succeeded, 201, "{}")));
+    ASSERT_FALSE(write_durable(*j, reported(d, outcome_kind::rejected, 400, "{}")));
+  }
+  const auto e = orders::create(sample_order("m-seq-e"));
+  const auto f = orders::create(sample_order("m-seq-f"));
+  {
+    auto j = open();
+    ASSERT_TRUE(j);
+    ASSERT_FALSE(write_durable(*j, created(e)));
+    j->write(created(f));
+    EXPECT_EQ(keys_of(j->open_intents()), (std::vector<std::string>{a.key().str(), b.key().str(),
+                                                                    e.key().str(), f.key().str()}));
+  }
+  auto j = open();
+  ASSERT_TRUE(j);
+  EXPECT_EQ(keys_of(j->open_intents()),
+            (std::vector<std::string>{a.key().str(), b.key().str(), e.key().str(), f.key().str()}));
+  EXPECT_EQ(j->find(c.key())->state, intent_state::succeeded);
+  EXPECT_EQ(j->find(d.key())->state, intent_state::rejected);
+}
+
 TEST_F(sqlite_journal_test, WritesInFlightShareCommits) {
   auto j = open();
   ASSERT_TRUE(j);
