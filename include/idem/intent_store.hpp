@@ -240,6 +240,12 @@ class intent_store {
   /// would otherwise wait for `async_write`'s handler (one queue hop per attempt). The default,
   /// false, is right for any store that writes to a disk or a network.
   [[nodiscard]] virtual bool durable_on_write() const noexcept { return false; }
+  /// Records `e` and returns true if the store needs no wait for it: an `attempt_started` it
+  /// covers by the exception above (read back as maybe sent whatever ends the process).
+  /// Otherwise records nothing and returns false, and the client calls async_write. Lets the
+  /// client send at once instead of waiting for a handler that would complete at once anyway
+  /// (one queue hop and one strand hop fewer per attempt). The default returns false.
+  [[nodiscard]] virtual bool write_if_covered(const intent_event& e);
   /// Completes `handler` through `ex` (as async_write does) once every event written so far,
   /// with `write` or `async_write`, is durable, or with the error that prevented it (e.g.
   /// before the app is suspended: client::async_flush). The default completes at once without

@@ -103,6 +103,9 @@ class sqlite_journal final : public intent_store {
   void async_write_all(std::vector<intent_event> events, boost::asio::any_io_executor ex,
                        write_handler handler) override;
   void write(intent_event e) override;
+  /// True (recorded) for the start of an intent in the file with its path bound and no
+  /// submission ended: see docs/JOURNAL.md, "What waits for a commit".
+  [[nodiscard]] bool write_if_covered(const intent_event& e) override;
   [[nodiscard]] std::optional<intent_record> find(const idempotency_key& key) const override;
   [[nodiscard]] std::vector<intent_record> open_intents() const override;
   [[nodiscard]] std::vector<timeline_entry> timeline(const idempotency_key& key) const override;

@@ -299,6 +299,8 @@ void submit_operation::write_durably(intent_event e, Next next, Undo undo) {
     core_->store->write(std::move(e));
     return next();
   }
+  // Nothing to wait for either: a start the journal covers (intent_store::write_if_covered).
+  if (core_->store->write_if_covered(e)) return next();
   core_->store->async_write(
       std::move(e), core_->ex,
       boost::asio::bind_executor(

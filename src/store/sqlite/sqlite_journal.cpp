@@ -334,6 +334,15 @@ void sqlite_journal::async_write(intent_event e, boost::asio::any_io_executor ex
                [&e](impl& d) { return d.record_locked(e); });
 }
 
+bool sqlite_journal::write_if_covered(const intent_event& e) {
+  if (d_->options.read_only || !std::holds_alternative<events::attempt_started>(e)) return false;
+  try {
+    return d_->record_unwaited_start(e);
+  } catch (...) {  // out of memory: async_write tries again, and says so if it fails too
+    return false;
+  }
+}
+
 void sqlite_journal::async_write_all(std::vector<intent_event> events,
                                      boost::asio::any_io_executor ex, write_handler handler) {
   write_waited(*d_, std::move(ex), std::move(handler), events.size(),

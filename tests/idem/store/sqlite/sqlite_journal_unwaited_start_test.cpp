@@ -5,6 +5,7 @@
 // no submission ended reads back as maybe sent, first sent no later than it was created. A clean
 // close keeps the exact record, and an ended submission's outcome is never rewritten.
 
+#include "idem/memory_intent_store.hpp"
 #include "store/sqlite/sqlite_journal_codec.hpp"
 #include "tests/idem/support/sqlite_journal_fixture.hpp"
 
@@ -64,6 +65,28 @@ TEST_F(sqlite_journal_unwaited_start_test,
   ASSERT_TRUE(r);
   EXPECT_EQ(r->attempts, 1u);
   EXPECT_EQ(r->first_attempt_at, t0 + 1s);
+}
+
+TEST_F(sqlite_journal_unwaited_start_test, ACoveredStartIsRecordedAtOnceWithoutAHandler) {
+  // What the client calls first, so that a start needing no commit needs no queue hop either.
+  const auto planned = orders::create(sample_order("u-covered"));
+  const auto lone = orders::create(sample_order("u-not-covered"));
+  auto j = open(without_timer());
+  ASSERT_TRUE(j);
+  ASSERT_FALSE(write_durable(*j, created(planned)));
+  EXPECT_TRUE(j->write_if_covered(started(planned, 1, t0 + 1s)));
+  EXPECT_EQ(j->find(planned.key())->attempts, 1u);
+  // Anything else is left to async_write, recorded by nothing here.
+  EXPECT_FALSE(j->write_if_covered(finished(planned, 1, attempt_class::succeeded, 201)));
+  EXPECT_EQ(j->find(planned.key())->attempts_finished, 0u);
+  j->write(created(lone));  // not in the file yet: its start must wait
+  EXPECT_FALSE(j->write_if_covered(started(lone, 1, t0 + 1s)));
+  EXPECT_EQ(j->find(lone.key())->attempts, 0u);
+  EXPECT_EQ(j->commits(), 1u);
+  // The memory store has nothing to cover: it is durable on write.
+  memory_intent_store memory;
+  memory.write(created(planned));
+  EXPECT_FALSE(memory.write_if_covered(started(planned, 1, t0 + 1s)));
 }
 
 TEST_F(sqlite_journal_unwaited_start_test, AnIntentReadBackByAResumeStartsWithoutACommit) {
