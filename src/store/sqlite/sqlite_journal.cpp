@@ -51,6 +51,14 @@ bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
     prepare_one(w.db, w.update_progress_and_state, detail::update_progress_and_state_sql);
     prepare_one(w.db, w.purge_intents,
                 "DELETE FROM intents WHERE state <> 'open' AND finished_at < ?1");
+    // Replaces SQLite's automatic checkpoint (sqlite_journal_writer.cpp, checkpoint_if_due).
+    sqlite3_wal_hook(
+        w.db.get(),
+        [](void* frames, sqlite3*, const char*, int n) {
+          *static_cast<int*>(frames) = n;
+          return SQLITE_OK;
+        },
+        &w.wal_frames);
   }
   if (reader.has_schema) {
     prepare_one(reader.db, reader.intent, detail::select_intent_sql_for(reader.version));
@@ -224,6 +232,7 @@ bool sqlite_journal::impl::record_locked(const intent_event& e, bool reader_held
   if (!en.queued) {
     en.queued = true;
     dirty.push_back(&*it);
+    ++queued_since_commit;
   }
   detail::append_timeline_line(en.lines, timeline_of(e));
   ++en.queued_lines;
@@ -299,6 +308,8 @@ bool sqlite_journal::impl::record_all_locked(const std::vector<intent_event>& ev
 }
 
 bool sqlite_journal::impl::defer_locked() {
+  // The batch just became full: the writer commits it now (woken once, at the crossing).
+  if (queued_since_commit == std::max<std::size_t>(options.deferred_commit_intents, 1)) return true;
   if (deferred_since) return false;
   deferred_since = std::chrono::steady_clock::now();
   return true;

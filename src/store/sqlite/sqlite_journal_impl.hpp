@@ -8,6 +8,7 @@
 // being completed, and the callers' event loops that are gone), mutex (the in-memory records
 // and queues), read_mutex (the reader connection).
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/any_completion_executor.hpp>
 #include <boost/asio/any_io_executor.hpp>
@@ -108,6 +109,9 @@ struct sqlite_journal::impl {
     detail::sqlite_statement begin, commit, rollback, insert, upsert, rowid_of, update_progress,
         update_progress_and_state, purge_intents;
     detail::lookup_text_memo lookups;
+    // The WAL's frames after the last commit (sqlite3_wal_hook): the writer checkpoints once
+    // its waiting writes are completed, not inside the commit they wait for.
+    int wal_frames = 0;
   };
   // A connection for reads beside the writer (the only one of a read-only journal).
   struct reader_side {
@@ -142,6 +146,10 @@ struct sqlite_journal::impl {
   // When the oldest event not waited for and not yet committed was recorded: it is committed by
   // options.deferred_commit_delay after that, unless a waited write takes it along first.
   std::optional<std::chrono::steady_clock::time_point> deferred_since;
+  // The intents queued in `dirty` since the last commit began: at options.deferred_commit_intents
+  // the writer commits without waiting for the delay (a failed commit's, queued again, do not
+  // count: a full disk is not retried at every event).
+  std::size_t queued_since_commit = 0;
   bool stopping = false;
   std::uint64_t next_intent_seq = 1;
   // Group commit (journal_options::commit_gather): the waited writes queued since the last
@@ -166,9 +174,13 @@ struct sqlite_journal::impl {
   // Applies an event and queues it (`mutex` held, and read_mutex if `reader_held`); false for
   // an unknown intent's event.
   bool record_locked(const intent_event& e, bool reader_held = false);
-  // Starts the clock of the events not waited for (`mutex` held); true if it was not running
-  // (the writer needs waking to keep it).
+  // Starts the clock of the events not waited for (`mutex` held); true if it was not running,
+  // or if the batch just became full (deferred_batch_full): the writer needs waking.
   bool defer_locked();
+  // Whether enough intents wait for a commit to make one now (`mutex` held).
+  bool deferred_batch_full() const noexcept {
+    return queued_since_commit >= std::max<std::size_t>(options.deferred_commit_intents, 1);
+  }
   // Records an attempt's start that needs no commit before its first byte (sqlite_journal.cpp,
   // start_needs_no_wait); false, recording nothing, if it needs one.
   bool record_unwaited_start(const intent_event& e);
@@ -196,6 +208,9 @@ struct sqlite_journal::impl {
   // served writes of several callers, for the writes in flight beside them.
   void gather(std::unique_lock<std::mutex>& lock);
   void commit_batch() noexcept;
+  // A passive checkpoint once the WAL holds wal_checkpoint_frames (SQLite's own threshold,
+  // which it would otherwise apply inside the commit, before the waiting writes complete).
+  void checkpoint_if_due() noexcept;
   // Writes the records of `batch` in one transaction, each as it is when its chunk is taken
   // (`mutex` taken per chunk), and says what was written of each in `written`.
   std::error_code write_transaction(const std::vector<record_node*>& batch,

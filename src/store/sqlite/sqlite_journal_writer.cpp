@@ -63,6 +63,7 @@ using detail::sqlite_statement;
 using detail::statement_use;
 
 constexpr auto purge_interval = std::chrono::hours{1};
+constexpr int wal_checkpoint_frames = 1000;  // SQLite's default wal_autocheckpoint
 
 // One step of a statement that returns no rows; the statement is reset afterwards.
 int run(sqlite_statement& s) noexcept {
@@ -74,8 +75,9 @@ int run(sqlite_statement& s) noexcept {
 
 void sqlite_journal::impl::wait_for_work(std::unique_lock<std::mutex>& lock) {
   for (;;) {
-    if (stopping || !waiters.empty()) return;  // a write waits, or the journal closes
-    if (work && !deferred_since) return;       // (not reached: every write is one or the other)
+    if (stopping || !waiters.empty()) return;   // a write waits, or the journal closes
+    if (work && !deferred_since) return;        // (not reached: every write is one or the other)
+    if (work && deferred_batch_full()) return;  // enough waiting: no point in holding them
     if (!work) {
       wake.wait(lock);
       continue;
@@ -112,6 +114,7 @@ void sqlite_journal::impl::writer_loop() noexcept {
     const bool last = stopping;  // one last commit of what is queued, then stop
     lock.unlock();
     commit_batch();
+    if (!last) checkpoint_if_due();  // the close checkpoints by itself
     if (!last && std::chrono::steady_clock::now() - last_purge >= purge_interval) {
       try {
         purge(options.wall_clock() - options.audit_retention);
@@ -170,6 +173,7 @@ void sqlite_journal::impl::commit_batch() noexcept {
       waiters.clear();
       last_commit_waited = waited_writes;
       waited_writes = 0;
+      queued_since_commit = 0;
       flush_now = false;
       work = false;
       deferred_since.reset();
@@ -211,6 +215,15 @@ void sqlite_journal::impl::commit_batch() noexcept {
   for (auto& w : completing)
     detail::complete(w, ec);
   completing.clear();
+}
+
+void sqlite_journal::impl::checkpoint_if_due() noexcept {
+  std::lock_guard write_lock(write_mutex);
+  auto& w = *writer;
+  if (w.wal_frames < wal_checkpoint_frames) return;
+  w.wal_frames = 0;  // the next commit reports what is left, and a checkpoint retries then
+  // PASSIVE, as SQLite's own: it copies what no reader still needs and never waits for one.
+  sqlite3_wal_checkpoint_v2(w.db.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
 }
 
 sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(record_node& node) {

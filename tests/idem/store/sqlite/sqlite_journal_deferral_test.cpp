@@ -5,6 +5,8 @@
 // before that loses only those lines: its intent reads back as possibly sent, never as done or
 // as never sent.
 
+#include <filesystem>
+
 #include "tests/idem/support/sqlite_journal_fixture.hpp"
 #include "tests/support/http/integration.hpp"
 
@@ -254,6 +256,51 @@ TEST_F(sqlite_journal_deferral_test, EveryKindOfDeferredEventLostWithItsProcessL
 // has a row by then after all (written here by another connection between the intent's created
 // and its commit), the row is rewritten with the journal's record and its rowid read back, so
 // that the intent's next write lands in that row, not in another or nowhere.
+// Under load the deferred events do not all wait for the delay: once deferred_commit_intents
+// intents have some waiting, the writer commits them, while the requests run (before, a load
+// that finished within the delay then waited for one long commit of every outcome at its end).
+// One intent fewer commits nothing; the one that fills the batch commits it.
+TEST_F(sqlite_journal_deferral_test, DeferredEventsOfEnoughIntentsAreCommittedWithoutTheDelay) {
+  auto o = options();
+  o.deferred_commit_delay = std::chrono::hours(1);
+  o.deferred_commit_intents = 8;
+  auto j = open(o);
+  ASSERT_TRUE(j);
+  std::vector<intent> orders_in_flight;
+  for (int i = 0; i < 8; ++i) {
+    orders_in_flight.push_back(orders::create(sample_order("batch-" + std::to_string(i))));
+    ASSERT_FALSE(write_durable(*j, created(orders_in_flight.back())));
+  }
+  const auto commits_before = j->commits();
+  for (std::size_t i = 0; i + 1 < orders_in_flight.size(); ++i)
+    j->write(reported(orders_in_flight[i], outcome_kind::succeeded, 201, "{}"));
+  EXPECT_EQ(j->commits(), commits_before);  // seven: held for the delay
+  EXPECT_EQ(j->counts().succeeded, 0u);
+  j->write(reported(orders_in_flight.back(), outcome_kind::succeeded, 201, "{}"));
+  EXPECT_TRUE(idem::kit::eventually([&] { return j->counts().succeeded == 8; }));
+  EXPECT_EQ(j->commits(), commits_before + 1);
+}
+
+// The writer checkpoints the WAL itself, after the writes its commit made durable are completed
+// (SQLite would otherwise do it inside that commit): the WAL is still copied into the database
+// and starts over, instead of growing with every commit.
+TEST_F(sqlite_journal_deferral_test, TheWalIsCheckpointedAndReusedAfterManyCommits) {
+  auto j = open();
+  ASSERT_TRUE(j);
+  const std::string big_body(60 * 1024, 'x');  // about 15 pages of WAL per commit
+  for (int i = 0; i < 300; ++i) {
+    const auto order = orders::create(sample_order("wal-" + std::to_string(i)));
+    ASSERT_FALSE(write_durable(*j, created(order)));
+    ASSERT_FALSE(write_durable(*j, reported(order, outcome_kind::succeeded, 201, big_body)));
+  }
+  // 600 commits of some 4,500 pages: without checkpoints the WAL would hold them all (18 MB).
+  std::error_code ec;
+  const auto wal_bytes = std::filesystem::file_size(options().path + "-wal", ec);
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_LT(wal_bytes, 2000u * 4096u);
+  EXPECT_EQ(j->counts().succeeded, 300u);
+}
+
 TEST_F(sqlite_journal_deferral_test, ARowThatAppearedBeforeTheCommitIsRewrittenAndFoundByRowid) {
   auto j = open_without_timer();
   ASSERT_TRUE(j);
