@@ -107,10 +107,11 @@ bool sqlite_journal::impl::load(std::error_code& ec, std::string& why) {
         return false;
       }
       std::string key = r->what.key().str();
-      open.emplace(seq, key);
       const auto rowid = detail::read_rowid(reader.open_intents);
       const auto lines = detail::read_timeline_lines(reader.open_intents);
-      records.emplace(std::move(key), stored_entry(std::move(*r), seq, rowid, lines));
+      auto& node =
+          *records.emplace(std::move(key), stored_entry(std::move(*r), seq, rowid, lines)).first;
+      open.emplace(seq, &node);
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
@@ -211,14 +212,14 @@ bool sqlite_journal::impl::record_locked(const intent_event& e, bool reader_held
       if (stored) return true;  // a created for a known key changes nothing
       const auto seq = next_intent_seq++;
       it = records.emplace(key, entry{.record = make_record(*created), .seq = seq}).first;
-      open.emplace(seq, key);
+      open.emplace(seq, &*it);
     } else {
       if (!stored) return false;
       it = records
                .emplace(key, stored_entry(std::move(stored->record), stored->seq, stored->rowid,
                                           stored->lines))
                .first;
-      if (it->second.record.is_open()) open.emplace(it->second.seq, key);
+      if (it->second.record.is_open()) open.emplace(it->second.seq, &*it);
     }
   } else if (created) {
     return true;

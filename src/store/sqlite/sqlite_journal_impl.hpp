@@ -133,9 +133,11 @@ struct sqlite_journal::impl {
 
   mutable std::mutex mutex;  // everything below
   std::condition_variable wake;
-  record_map records;                         // open, and final not committed
-  std::map<std::uint64_t, std::string> open;  // seq -> key, oldest first
-  std::vector<record_node*> dirty;            // changed since their last commit
+  record_map records;  // open, and final not committed
+  // seq -> record, oldest first. An open record is never erased (only final ones are), so the
+  // pointer stays valid; a copy of the key here cost each planned intent an allocation more.
+  std::map<std::uint64_t, record_node*> open;
+  std::vector<record_node*> dirty;  // changed since their last commit
   std::vector<detail::journal_waiter> waiters;
   // The event loops writes are completed on, and which of them are gone; `completing` (the
   // writes of the batch being committed) is guarded by room->mutex.

@@ -46,8 +46,8 @@ std::vector<intent_record> sqlite_journal::open_intents() const {
   if (d_->writer) {
     std::lock_guard lock(d_->mutex);
     out.reserve(d_->open.size());
-    for (const auto& [seq, key] : d_->open)
-      out.push_back(d_->records.at(key).record);
+    for (const auto& [seq, node] : d_->open)
+      out.push_back(node->second.record);
     return out;
   }
   std::lock_guard lock(d_->read_mutex);

@@ -218,12 +218,16 @@ void sqlite_journal::impl::commit_batch() noexcept {
 }
 
 void sqlite_journal::impl::checkpoint_if_due() noexcept {
-  std::lock_guard write_lock(write_mutex);
-  auto& w = *writer;
-  if (w.wal_frames < wal_checkpoint_frames) return;
-  w.wal_frames = 0;  // the next commit reports what is left, and a checkpoint retries then
-  // PASSIVE, as SQLite's own: it copies what no reader still needs and never waits for one.
-  sqlite3_wal_checkpoint_v2(w.db.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  try {
+    std::lock_guard write_lock(write_mutex);
+    auto& w = *writer;
+    if (w.wal_frames < wal_checkpoint_frames) return;
+    w.wal_frames = 0;  // the next commit reports what is left, and a checkpoint retries then
+    // PASSIVE, as SQLite's own: it copies what no reader still needs and never waits for one.
+    // A failed one (a full disk) changes nothing that is durable: the WAL keeps the commits.
+    sqlite3_wal_checkpoint_v2(w.db.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  } catch (...) {  // the lock could not be taken: the next commit's checks again
+  }
 }
 
 sqlite_journal::impl::snapshot sqlite_journal::impl::snapshot_of(record_node& node) {
