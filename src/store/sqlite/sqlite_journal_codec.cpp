@@ -280,12 +280,34 @@ void bind_progress(sqlite_statement& s, std::int64_t rowid, const intent_progres
 
 namespace {
 
-template <class Int>
-void append_number(std::string& out, Int n) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, n);
-  out.append(buf, r.ptr);
-}
+// A line's fields other than its two free texts (numbers, names and tabs, at most about 90
+// bytes), written into a buffer on the stack and appended at once: appended one by one they
+// were some 20 calls into the string's out-of-line members per line. Each write is bounded by
+// the buffer's end, so a name longer than any there is cannot overrun it.
+class line_fields {
+ public:
+  line_fields() = default;
+  line_fields(const line_fields&) = delete;  // at_ points into its own buffer
+  line_fields& operator=(const line_fields&) = delete;
+
+  template <class Int>
+  line_fields& number(Int n) {
+    at_ = std::to_chars(at_, end(), n).ptr;  // at end() if it does not fit (never: 20 digits)
+    return *this;
+  }
+  line_fields& text(std::string_view s) {
+    const auto n = std::min(s.size(), static_cast<std::size_t>(end() - at_));
+    at_ = std::copy_n(s.data(), n, at_);
+    return *this;
+  }
+  line_fields& tab() { return text("\t"); }
+  [[nodiscard]] std::string_view view() const { return {buf_.data(), at_}; }
+
+ private:
+  char* end() { return buf_.data() + buf_.size(); }
+  std::array<char, 160> buf_;
+  char* at_ = buf_.data();
+};
 
 void append_escaped(std::string& out, std::string_view text) {
   for (;;) {
@@ -376,24 +398,22 @@ void read_as_recovered(intent_record& r) noexcept {
 }
 
 void append_timeline_line(std::string& out, const timeline_entry& e) {
-  // Grown once: the numbers, the names and the tabs fit in 96 bytes.
-  out.reserve(out.size() + 96 + e.request_id.size() + e.detail.size());
-  append_number(out, to_millis(e.at));
-  out += '\t';
-  out += to_string(e.what);
-  out += '\t';
-  append_number(out, e.attempt);
-  out += '\t';
-  if (e.cls) out += to_string(*e.cls);
-  out += '\t';
-  append_number(out, e.status);
-  out += '\t';
+  line_fields head;
+  head.number(to_millis(e.at)).tab().text(to_string(e.what)).tab().number(e.attempt).tab();
+  if (e.cls) head.text(to_string(*e.cls));
+  head.tab().number(e.status).tab();
+  line_fields middle;
+  middle.tab().number(static_cast<std::int64_t>(e.duration.count())).tab();
+  // Grown geometrically: an intent's queued lines are appended one event at a time, and an
+  // exact reserve per line reallocated (and copied) the text at every one.
+  const std::size_t need = out.size() + head.view().size() + e.request_id.size() +
+                           middle.view().size() + e.detail.size() + 1;
+  if (out.capacity() < need) out.reserve(std::max(need, 2 * out.capacity()));
+  out.append(head.view());
   append_escaped(out, e.request_id);
-  out += '\t';
-  append_number(out, static_cast<std::int64_t>(e.duration.count()));
-  out += '\t';
+  out.append(middle.view());
   append_escaped(out, e.detail);
-  out += '\n';
+  out.push_back('\n');
 }
 
 std::size_t read_timeline(std::string_view text, std::vector<timeline_entry>& out) {
