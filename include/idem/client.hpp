@@ -201,7 +201,10 @@ class client {
   /// if one was not). One wait for the lot: a journal records them under one lock and commits
   /// them together, where async_plan makes the caller wait (and the journal complete) once per
   /// intent. The spans are read when the operation starts: at once for a callback or a future,
-  /// when awaited for a deferred token.
+  /// when awaited for a deferred token. An error does not mean none was written: a journal
+  /// keeps what a failed commit held (a full disk) for its next commit, and the intents are
+  /// open from the start (`find`, `open_intents`), so a resume drives them. Retry with the same
+  /// intents (their keys), never with new ones for the same purchase.
   template <class CompletionToken = default_token_t<boost::asio::any_io_executor>>
   auto async_plan_all(std::span<const intent> intents, std::span<const planned_intent> plans,
                       CompletionToken&& token = CompletionToken{}) {
