@@ -58,7 +58,7 @@ bool sqlite_journal::impl::prepare(std::error_code& ec, std::string& why) {
           *static_cast<int*>(frames) = n;
           return SQLITE_OK;
         },
-        &w.wal_frames);
+        &wal_frames);
   }
   if (reader.has_schema) {
     prepare_one(reader.db, reader.intent, detail::select_intent_sql_for(reader.version));

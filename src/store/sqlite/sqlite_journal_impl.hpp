@@ -109,9 +109,6 @@ struct sqlite_journal::impl {
     detail::sqlite_statement begin, commit, rollback, insert, upsert, rowid_of, update_progress,
         update_progress_and_state, purge_intents;
     detail::lookup_text_memo lookups;
-    // The WAL's frames after the last commit (sqlite3_wal_hook): the writer checkpoints once
-    // its waiting writes are completed, not inside the commit they wait for.
-    int wal_frames = 0;
   };
   // A connection for reads beside the writer (the only one of a read-only journal).
   struct reader_side {
@@ -163,6 +160,11 @@ struct sqlite_journal::impl {
   bool flush_now = false;
 
   std::atomic<std::uint64_t> commits{0};
+  // The WAL's frames after the writer's last commit (sqlite3_wal_hook; write_mutex): the writer
+  // checkpoints once the commit's waiting writes are completed, not inside that commit.
+  // (Here, not in writer_side: a default member initializer there keeps clang from seeing
+  // writer_side as default-constructible inside this class's definition.)
+  int wal_frames = 0;
   std::chrono::steady_clock::time_point last_purge = std::chrono::steady_clock::now();
   std::thread thread;
 

@@ -76,7 +76,7 @@ int run(sqlite_statement& s) noexcept {
 void sqlite_journal::impl::wait_for_work(std::unique_lock<std::mutex>& lock) {
   for (;;) {
     if (stopping || !waiters.empty()) return;   // a write waits, or the journal closes
-    if (work && !deferred_since) return;        // (not reached: every write is one or the other)
+    if (work && !deferred_since) return;        // a full batch before the clock ran (a limit of 1)
     if (work && deferred_batch_full()) return;  // enough waiting: no point in holding them
     if (!work) {
       wake.wait(lock);
@@ -221,8 +221,8 @@ void sqlite_journal::impl::checkpoint_if_due() noexcept {
   try {
     std::lock_guard write_lock(write_mutex);
     auto& w = *writer;
-    if (w.wal_frames < wal_checkpoint_frames) return;
-    w.wal_frames = 0;  // the next commit reports what is left, and a checkpoint retries then
+    if (wal_frames < wal_checkpoint_frames) return;
+    wal_frames = 0;  // the next commit reports what is left, and a checkpoint retries then
     // PASSIVE, as SQLite's own: it copies what no reader still needs and never waits for one.
     // A failed one (a full disk) changes nothing that is durable: the WAL keeps the commits.
     sqlite3_wal_checkpoint_v2(w.db.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
