@@ -11,10 +11,15 @@
 namespace idem::detail {
 namespace {
 
+// Without the blanks (SP, HTAB) at either end. A loop per end: a value has none or one in
+// front and none behind, where find_first_not_of's search of its set costs a call per byte.
 std::string_view trim(std::string_view s) noexcept {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!s.empty() && blank(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && blank(s.back()))
+    s.remove_suffix(1);
+  return s;
 }
 
 }  // namespace

@@ -444,6 +444,27 @@ TEST_F(curl_transport_test, InterimResponseHeadersAreNotTheFinalOnes) {
   EXPECT_EQ(r.response.body, "ok");
 }
 
+TEST_F(curl_transport_test, BlanksAroundAFieldValueAreNotPartOfIt) {
+  raw_peer peer(io_, [](peer_session& s) -> asio::awaitable<void> {
+    co_await s.read_request();
+    co_await s.write(
+        "HTTP/1.1 200 OK\r\nRetry-After: \t 7 \t\r\nX-Inner:a  b\r\nX-Blank: \t \r\n"
+        "X-Tab:\tv\r\nContent-Length: 2\r\n\r\nok");
+    co_await s.wait_for_client_close();
+  });
+  curl_transport t(io_.get_executor());
+  auto r = send(t, get_request(url(peer.port())));
+  ASSERT_FALSE(r.ec) << r.ec.message();
+  ASSERT_NE(r.response.header("Retry-After"), nullptr);
+  EXPECT_EQ(*r.response.header("Retry-After"), "7");
+  ASSERT_NE(r.response.header("X-Inner"), nullptr);
+  EXPECT_EQ(*r.response.header("X-Inner"), "a  b");  // blanks inside stay
+  ASSERT_NE(r.response.header("X-Blank"), nullptr);
+  EXPECT_EQ(*r.response.header("X-Blank"), "");
+  ASSERT_NE(r.response.header("X-Tab"), nullptr);
+  EXPECT_EQ(*r.response.header("X-Tab"), "v");
+}
+
 TEST_F(curl_transport_test, RedirectIsReturnedNotFollowed) {
   raw_peer peer(io_, [](peer_session& s) -> asio::awaitable<void> {
     co_await s.read_request();
