@@ -16,4 +16,7 @@ namespace perf {
 /// The seventeenth to twenty-first rounds.
 [[nodiscard]] std::string report_rounds_17_to_21();
 
+/// The twenty-second round on.
+[[nodiscard]] std::string report_rounds_22_on();
+
 }  // namespace perf

@@ -74,7 +74,8 @@ Columns:
 
 std::string report_changes() {
   // The rounds, oldest first; each file holds a few (report_rounds.hpp).
-  return report_rounds_1_to_10() + report_rounds_11_to_16() + report_rounds_17_to_21();
+  return report_rounds_1_to_10() + report_rounds_11_to_16() + report_rounds_17_to_21() +
+         report_rounds_22_on();
 }
 
 std::string report_reproduce() {
