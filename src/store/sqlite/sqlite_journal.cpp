@@ -310,7 +310,7 @@ bool sqlite_journal::impl::record_all_locked(const std::vector<intent_event>& ev
 
 bool sqlite_journal::impl::defer_locked() {
   // The batch just became full: the writer commits it now (woken once, at the crossing).
-  if (queued_since_commit == std::max<std::size_t>(options.deferred_commit_intents, 1)) return true;
+  if (queued_since_commit == deferred_batch_limit()) return true;
   if (deferred_since) return false;
   deferred_since = std::chrono::steady_clock::now();
   return true;

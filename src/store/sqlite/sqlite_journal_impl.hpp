@@ -181,9 +181,14 @@ struct sqlite_journal::impl {
   // Starts the clock of the events not waited for (`mutex` held); true if it was not running,
   // or if the batch just became full (deferred_batch_full): the writer needs waking.
   bool defer_locked();
+  // How many intents queued since the last commit make a batch worth committing at once
+  // (options.deferred_commit_intents; 0 counts as 1).
+  std::size_t deferred_batch_limit() const noexcept {
+    return std::max<std::size_t>(options.deferred_commit_intents, 1);
+  }
   // Whether enough intents wait for a commit to make one now (`mutex` held).
   bool deferred_batch_full() const noexcept {
-    return queued_since_commit >= std::max<std::size_t>(options.deferred_commit_intents, 1);
+    return queued_since_commit >= deferred_batch_limit();
   }
   // Records an attempt's start that needs no commit before its first byte (sqlite_journal.cpp,
   // start_needs_no_wait); false, recording nothing, if it needs one.
