@@ -12,8 +12,9 @@ Issue 47 kept issue 9's CPU target as a guard: at most 1.15× raw libcurl's CPU 
 in flight against the minimal server. Three harness runs from fresh clones in a row (5e9dda2,
 3fdb631, 54d1682) read it at 1.16× (pairs 1.14–1.19×), a MISS by 0.01; a run of 7c65325 in the
 working tree read 1.12×. By hand, with the same programs, pinned as the harness pins them,
-38,600 requests a run, the paired median moved with the hour: 1.09×, 1.11×, 1.15×, 1.16×
-(series of 7 to 11 pairs), with or without a fresh server per run and whatever the token.
+38,600 requests a run, the paired median moved with the hour: nine series of 7 to 11 pairs
+within one hour read 1.09×, 1.11×, 1.11×, 1.15×, 1.16×, 1.16×, 1.16×, 1.17× and 1.17×, with or
+without a fresh server per run and whatever the token.
 
 | change (commit) | effect |
 |---|---|

@@ -11,8 +11,8 @@
 namespace idem::detail {
 namespace {
 
-// Without the blanks (SP, HTAB) at either end. A loop per end: a value has none or one in
-// front and none behind, where find_first_not_of's search of its set costs a call per byte.
+// Without the blanks (SP, HTAB) at either end. A loop per end: a value usually has one blank in
+// front and none behind, and find_first_not_of searched its set with a call per byte.
 std::string_view trim(std::string_view s) noexcept {
   const auto blank = [](char c) { return c == ' ' || c == '\t'; };
   while (!s.empty() && blank(s.front()))
